@@ -1,0 +1,266 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Tests of the pagestat harness's own logic (run by `pagestat test`)."""
+
+import contextlib
+import importlib.machinery
+import importlib.util
+import io
+import json
+import os
+import stat
+import subprocess
+import tempfile
+import time
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+_loader = importlib.machinery.SourceFileLoader(
+    'pagestat', os.path.join(HERE, '..', 'pagestat'))
+_spec = importlib.util.spec_from_loader('pagestat', _loader)
+ps = importlib.util.module_from_spec(_spec)
+_loader.exec_module(ps)
+
+PATCH = """From 0000000000000000000000000000000000000000 Mon Sep 17 00:00:00 2001
+From: A Developer <dev@example.org>
+Date: Mon, 2 Nov 2026 10:00:00 +0000
+Subject: [PATCH] mm: change a line
+
+Why the line changes.
+
+Signed-off-by: A Developer <dev@example.org>
+---
+ mm/a.c | 2 +-
+ 1 file changed, 1 insertion(+), 1 deletion(-)
+
+diff --git a/mm/a.c b/mm/a.c
+--- a/mm/a.c
++++ b/mm/a.c
+@@ -1,3 +1,3 @@
+ one
+-two
++TWO
+ three
+"""
+
+
+def sh(cmd, cwd):
+    subprocess.run(cmd, cwd=cwd, check=True, stdout=subprocess.DEVNULL,
+                   stderr=subprocess.DEVNULL)
+
+
+def write(path, text):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, 'w') as f:
+        f.write(text)
+
+
+class SeriesTest(unittest.TestCase):
+    def test_parse(self):
+        text = ('# comment\n0001-a.patch\n\tmm/x.c\n  include/y.h # c\n'
+                '\n0002-b.patch\n')
+        self.assertEqual(ps.parse_series(text),
+                         [('0001-a.patch', ['mm/x.c', 'include/y.h']),
+                          ('0002-b.patch', [])])
+
+    def test_file_before_patch(self):
+        with self.assertRaisesRegex(ps.Failure, 'series:1: file'):
+            ps.parse_series('\tmm/x.c\n')
+
+    def test_duplicate_patch(self):
+        with self.assertRaisesRegex(ps.Failure, 'listed twice'):
+            ps.parse_series('a.patch\na.patch\n')
+
+    def test_bad_paths(self):
+        for bad in ('\t../x', '\t/abs', 'dir/p.patch', 'a b.patch'):
+            with self.assertRaises(ps.Failure, msg=bad):
+                ps.parse_series('p.patch\n' + bad + '\n')
+
+    def test_assign(self):
+        files = ['lib/t/Kconfig', 'lib/t/a.c', 'mm/p.c']
+        got = ps.assign_files([('1.patch', ['mm/p.c']),
+                               ('2.patch', ['lib/t/'])], files)
+        self.assertEqual(got, [('1.patch', ['mm/p.c']),
+                               ('2.patch', ['lib/t/Kconfig', 'lib/t/a.c'])])
+
+    def test_assign_unlisted(self):
+        with self.assertRaisesRegex(ps.Failure, 'not listed.*\n  mm/q.c'):
+            ps.assign_files([('1.patch', ['mm/p.c'])], ['mm/p.c', 'mm/q.c'])
+
+    def test_assign_twice(self):
+        with self.assertRaisesRegex(ps.Failure, 'both 1.patch and 2.patch'):
+            ps.assign_files([('1.patch', ['mm/']), ('2.patch', ['mm/p.c'])],
+                            ['mm/p.c'])
+
+    def test_assign_missing(self):
+        with self.assertRaisesRegex(ps.Failure, 'lists mm/none.c'):
+            ps.assign_files([('1.patch', ['mm/none.c'])], [])
+
+    def test_has_diff(self):
+        self.assertTrue(ps.has_diff(PATCH))
+        self.assertFalse(ps.has_diff('Subject: x\n\nbody only\n'))
+
+
+class GuestTest(unittest.TestCase):
+    def test_exit_status(self):
+        st, body = ps.parse_guest_output('a\r\nb\npagestat-exit: 3\n')
+        self.assertEqual((st, body), (3, ['a', 'b']))
+
+    def test_signal(self):
+        st, _ = ps.parse_guest_output('pagestat-exit: signal 11\n')
+        self.assertEqual(st, 139)
+
+    def test_no_exit(self):
+        self.assertEqual(ps.parse_guest_output('half')[0], None)
+
+    def test_splats(self):
+        con = ('[ 1.0] ok\n[ 2.0] WARNING: CPU: 0 PID: 1 at mm/x.c:1\n'
+               '[ 3.0] BUG: KASAN: slab-out-of-bounds\n')
+        self.assertEqual(len(ps.console_splats(con)), 2)
+        self.assertEqual(ps.console_splats('[ 1.0] Freeing memory\n'), [])
+
+    def test_cpio(self):
+        data = ps.cpio_newc([('bin', stat.S_IFDIR | 0o755, b'', 0),
+                             ('bin/x', stat.S_IFREG | 0o755, b'abc', 0),
+                             ('dev/console', stat.S_IFCHR | 0o600, b'',
+                              os.makedev(5, 1))])
+        self.assertEqual(len(data) % 512, 0)
+        with tempfile.TemporaryDirectory() as d:
+            p = subprocess.run(['cpio', '-it', '--quiet'], input=data,
+                               stdout=subprocess.PIPE, cwd=d, check=True)
+        self.assertEqual(p.stdout.decode().split(),
+                         ['bin', 'bin/x', 'dev/console'])
+
+
+class KunitJsonTest(unittest.TestCase):
+    def test_counts(self):
+        doc = {'name': 'main', 'sub_groups': [
+            {'name': 'pagestat_range', 'test_cases': [
+                {'name': 'a', 'status': 'PASS'},
+                {'name': 'b', 'status': 'FAIL'},
+                {'name': 'c', 'status': 'SKIP'}]}],
+            'test_cases': []}
+        counts, failed = ps.parse_kunit_json(json.dumps(doc))
+        self.assertEqual(counts, {'pass': 1, 'fail': 1, 'skip': 1})
+        self.assertEqual(failed, ['pagestat_range.b'])
+
+    def test_results_line(self):
+        r = ps.Results()
+        r.add(3, 0, 1)
+        with contextlib.redirect_stdout(io.StringIO()):
+            r.record('x', False)
+        self.assertEqual(r.line(), '3 passed, 1 failed, 1 skipped')
+
+
+class TreeTest(unittest.TestCase):
+    """The tree, update and export steps on a toy kernel and overlay."""
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        d = self.tmp.name
+        self.src = os.path.join(d, 'linux')
+        write(os.path.join(self.src, 'Makefile'), 'all:\n')
+        write(os.path.join(self.src, 'mm', 'a.c'), 'one\ntwo\nthree\n')
+        write(os.path.join(self.src, 'mm', 'b.c'), 'b\n')
+        self.repo = os.path.join(d, 'repo')
+        write(os.path.join(self.repo, 'patches', '0001-a.patch'), PATCH)
+        write(os.path.join(self.repo, 'patches', '0002-new.patch'),
+              'From: B <b@example.org>\nSubject: [PATCH] mm: add new.c\n\n'
+              'Adds it.\n')
+        write(os.path.join(self.repo, 'patches', 'series'),
+              '0001-a.patch\n0002-new.patch\n\tmm/new.c\n')
+        write(os.path.join(self.repo, 'mm', 'new.c'), 'new\n')
+        write(os.path.join(self.repo, 'README.md'), 'not kernel\n')
+        self.env = dict(os.environ)
+        os.environ['KERNEL_SRC'] = self.src
+        os.environ['PAGESTAT_CACHE'] = os.path.join(d, 'cache')
+        self.out = io.StringIO()
+        self.redirect = contextlib.redirect_stdout(self.out)
+        self.redirect.__enter__()
+
+    def tearDown(self):
+        self.redirect.__exit__(None, None, None)
+        os.environ.clear()
+        os.environ.update(self.env)
+        self.tmp.cleanup()
+
+    def log(self, t):
+        return ps.git(['log', '--format=%an|%s', 'base..pagestat'],
+                      cwd=t.tree).splitlines()
+
+    def test_update(self):
+        t = ps.Tree(self.repo)
+        tip = t.update()
+        self.assertEqual(self.log(t), ['B|mm: add new.c',
+                                       'A Developer|mm: change a line'])
+        with open(os.path.join(t.tree, 'mm', 'a.c')) as f:
+            self.assertEqual(f.read(), 'one\nTWO\nthree\n')
+        self.assertFalse(os.path.exists(os.path.join(t.tree, 'README.md')))
+        with open(os.path.join(t.base, 'mm', 'a.c')) as f:
+            self.assertEqual(f.read(), 'one\ntwo\nthree\n')
+        # No change: same commit, nothing touched.
+        b = os.path.join(t.tree, 'mm', 'b.c')
+        a = os.path.join(t.tree, 'mm', 'a.c')
+        os.utime(b, (1000, 1000))
+        os.utime(a, (1000, 1000))
+        self.assertEqual(t.update(), tip)
+        # An edit rewrites the edited file only.
+        time.sleep(0.01)
+        write(os.path.join(self.repo, 'mm', 'new.c'), 'newer\n')
+        self.assertNotEqual(t.update(), tip)
+        self.assertEqual(os.stat(b).st_mtime, 1000)
+        self.assertEqual(os.stat(a).st_mtime, 1000)
+        with open(os.path.join(t.tree, 'mm', 'new.c')) as f:
+            self.assertEqual(f.read(), 'newer\n')
+
+    def test_deterministic(self):
+        tip = ps.Tree(self.repo).update()
+        os.environ['PAGESTAT_CACHE'] = os.path.join(self.tmp.name, 'c2')
+        self.assertEqual(ps.Tree(self.repo).update(), tip)
+
+    def test_bad_patch(self):
+        write(os.path.join(self.src, 'mm', 'a.c'), 'other\n')
+        with self.assertRaisesRegex(ps.Failure,
+                                    '0001-a.patch does not apply:'
+                                    '(.|\n)*mm/a.c:1'):
+            ps.Tree(self.repo).update()
+
+    def test_local_edit_refused(self):
+        t = ps.Tree(self.repo)
+        t.update()
+        write(os.path.join(t.tree, 'mm', 'b.c'), 'edited\n')
+        with self.assertRaisesRegex(ps.Failure, 'local edits'):
+            t.update()
+
+    def test_interrupted_lock(self):
+        t = ps.Tree(self.repo)
+        t.update()
+        lock = os.path.join(t.base, '.git', 'worktrees',
+                            os.path.basename(t.tree), 'index.lock')
+        open(lock, 'w').close()
+        write(os.path.join(self.repo, 'mm', 'new.c'), 'again\n')
+        t.update()
+        with open(os.path.join(t.tree, 'mm', 'new.c')) as f:
+            self.assertEqual(f.read(), 'again\n')
+
+    def test_missing_base(self):
+        os.environ['KERNEL_SRC'] = os.path.join(self.tmp.name, 'nope.tar')
+        with self.assertRaisesRegex(ps.Failure, 'does not exist'):
+            ps.Tree(self.repo)
+
+    def test_export(self):
+        t = ps.Tree(self.repo)
+        t.update()
+        out = os.path.join(self.tmp.name, 'series')
+        files = ps.export(t, out)
+        self.assertEqual([os.path.basename(f) for f in files],
+                         ['0000-cover-letter.patch',
+                          '0001-mm-change-a-line.patch',
+                          '0002-mm-add-new.c.patch'])
+        self.assertEqual(ps.verify_export(t, files), (True, ''))
+        first = [ps.read(f) for f in files]
+        files = ps.export(t, out)
+        self.assertEqual([ps.read(f) for f in files], first)
+
+
+if __name__ == '__main__':
+    unittest.main()
