@@ -151,6 +151,26 @@ class KunitJsonTest(unittest.TestCase):
         self.assertEqual(r.line(), '3 passed, 1 failed, 1 skipped')
 
 
+class BenchTest(unittest.TestCase):
+    OUT = ['guest kernel 6.12.117 cpu "QEMU Virtual CPU" nodes 2',
+           'case 4k pages 262144 ns_per_page 520.00 runs 519.5,520.0,521',
+           'SKIP hugetlb-2m: mmap: Cannot allocate memory']
+
+    def test_parse(self):
+        cases, guest, fails = ps.parse_bench(self.OUT)
+        self.assertEqual(cases, {'4k': {'pages': 262144,
+                                        'ns_per_page': 520.0,
+                                        'runs': [519.5, 520.0, 521.0]}})
+        self.assertIn('nodes 2', guest)
+        self.assertEqual(len(fails), 1)
+
+    def test_table(self):
+        st = {'4k': {'pages': 8, 'ns_per_page': 500.0, 'runs': []}}
+        pa = {'4k': {'pages': 8, 'ns_per_page': 20.0, 'runs': []}}
+        table = ps.bench_table({'stock': st, 'patched': pa}, {})
+        self.assertRegex(table, r'4k +8 +500.00 +20.00 +-96.0% +25.0x')
+
+
 class TreeTest(unittest.TestCase):
     """The tree, update and export steps on a toy kernel and overlay."""
 

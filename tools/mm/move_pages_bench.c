@@ -1,0 +1,347 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Time move_pages(2) status queries (a NULL node list) over the pages of
+ * a buffer laid out in one of several ways, and check every status.
+ *
+ * Each case maps and populates a buffer, builds the array of 4 KiB page
+ * pointers, makes one warm-up call and then times several calls of
+ * move_pages(0, n, pages, NULL, status, 0); it prints the median cost
+ * per page.  Under qemu -icount shift=0 a guest nanosecond is one guest
+ * instruction, so the figures repeat from boot to boot.
+ *
+ * Output, one line per case (parsed by tools/pagestat/pagestat bench):
+ *   case NAME pages N ns_per_page X runs A,B,C,...
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23
+#endif
+#define MPOL_BIND	2
+#define MPOL_INTERLEAVE	3
+
+#define PAGE		4096UL
+#define HPAGE		(2UL << 20)
+
+enum expect {
+	EXPECT_NODE0,		/* every page on node 0 */
+	EXPECT_SPARSE,		/* first page of each 2 MiB on node 0, else -ENOENT */
+	EXPECT_ALTERNATE,	/* nodes alternate page by page */
+};
+
+struct bench_case {
+	const char *name;
+	int (*setup)(char *buf, size_t size);
+	int hugetlb;
+	int shuffle;
+	enum expect expect;
+};
+
+static int runs = 5;
+
+static long sys_move_pages(unsigned long n, void **pages, int *status)
+{
+	return syscall(SYS_move_pages, 0, n, pages, NULL, status, 0);
+}
+
+static long sys_mbind(void *addr, size_t len, int mode, unsigned long mask)
+{
+	return syscall(SYS_mbind, addr, len, mode, &mask, 8 * sizeof(mask), 0);
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+static int populate(char *buf, size_t size)
+{
+	if (madvise(buf, size, MADV_POPULATE_WRITE)) {
+		perror("madvise(MADV_POPULATE_WRITE)");
+		return -1;
+	}
+	return 0;
+}
+
+static int setup_4k(char *buf, size_t size)
+{
+	if (madvise(buf, size, MADV_NOHUGEPAGE) ||
+	    sys_mbind(buf, size, MPOL_BIND, 1)) {
+		perror("madvise/mbind");
+		return -1;
+	}
+	return populate(buf, size);
+}
+
+static int setup_thp(char *buf, size_t size)
+{
+	if (madvise(buf, size, MADV_HUGEPAGE) ||
+	    sys_mbind(buf, size, MPOL_BIND, 1)) {
+		perror("madvise/mbind");
+		return -1;
+	}
+	return populate(buf, size);
+}
+
+static int setup_hugetlb(char *buf, size_t size)
+{
+	if (sys_mbind(buf, size, MPOL_BIND, 1)) {
+		perror("mbind");
+		return -1;
+	}
+	return populate(buf, size);
+}
+
+static int setup_sparse(char *buf, size_t size)
+{
+	size_t off;
+
+	if (madvise(buf, size, MADV_NOHUGEPAGE) ||
+	    sys_mbind(buf, size, MPOL_BIND, 1)) {
+		perror("madvise/mbind");
+		return -1;
+	}
+	for (off = 0; off < size; off += HPAGE)
+		buf[off] = 1;
+	return 0;
+}
+
+static int setup_interleave(char *buf, size_t size)
+{
+	if (madvise(buf, size, MADV_NOHUGEPAGE) ||
+	    sys_mbind(buf, size, MPOL_INTERLEAVE, 3)) {
+		perror("madvise/mbind");
+		return -1;
+	}
+	return populate(buf, size);
+}
+
+static const struct bench_case cases[] = {
+	{ "4k",		setup_4k,		0, 0, EXPECT_NODE0 },
+	{ "thp",	setup_thp,		0, 0, EXPECT_NODE0 },
+	{ "hugetlb-2m",	setup_hugetlb,		1, 0, EXPECT_NODE0 },
+	{ "sparse",	setup_sparse,		0, 0, EXPECT_SPARSE },
+	{ "random",	setup_4k,		0, 1, EXPECT_NODE0 },
+	{ "interleave",	setup_interleave,	0, 0, EXPECT_ALTERNATE },
+};
+
+/* Index of the page a pointer points to, before any shuffle. */
+static int check(const struct bench_case *c, void **pages, int *status,
+		 size_t n, char *buf)
+{
+	size_t i, page;
+	int want = 0;
+
+	for (i = 0; i < n; i++) {
+		page = ((char *)pages[i] - buf) / PAGE;
+		switch (c->expect) {
+		case EXPECT_NODE0:
+			break;
+		case EXPECT_SPARSE:
+			want = page % (HPAGE / PAGE) ? -ENOENT : 0;
+			break;
+		case EXPECT_ALTERNATE:
+			want = status[i];
+			if ((status[i] != 0 && status[i] != 1) ||
+			    (i && status[i] == status[i - 1]))
+				want = -1000;
+			break;
+		}
+		if (status[i] != want) {
+			printf("FAIL %s: page %zu status %d, want %d\n",
+			       c->name, page, status[i], want);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* Grow node 0's pool of 2 MiB pages to hold the buffer. */
+static void reserve_hugetlb(size_t size)
+{
+	static const char *path = "/sys/devices/system/node/node0/hugepages/"
+				  "hugepages-2048kB/nr_hugepages";
+	unsigned long have = 0;
+	FILE *f;
+
+	f = fopen(path, "r");
+	if (!f)
+		return;
+	if (fscanf(f, "%lu", &have) != 1)
+		have = 0;
+	fclose(f);
+	f = fopen(path, "w");
+	if (!f)
+		return;
+	fprintf(f, "%lu\n", have + size / HPAGE + 1);
+	fclose(f);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int run_case(const struct bench_case *c, size_t size)
+{
+	size_t n = size / PAGE, i;
+	int flags = MAP_PRIVATE | MAP_ANONYMOUS;
+	uint64_t t[64];
+	void **pages;
+	int *status;
+	char *map, *buf;
+	int r;
+
+	if (c->hugetlb) {
+		reserve_hugetlb(size);
+		flags |= MAP_HUGETLB;
+	}
+	/* Over-map by 2 MiB so the buffer can be 2 MiB aligned. */
+	map = mmap(NULL, size + HPAGE, PROT_READ | PROT_WRITE, flags, -1, 0);
+	if (map == MAP_FAILED) {
+		printf("SKIP %s: mmap: %s\n", c->name, strerror(errno));
+		return c->hugetlb ? 0 : -1;
+	}
+	buf = (char *)(((uintptr_t)map + HPAGE - 1) & ~(HPAGE - 1));
+	pages = malloc(n * sizeof(*pages));
+	status = malloc(n * sizeof(*status));
+	if (!pages || !status || c->setup(buf, size)) {
+		printf("FAIL %s: setup\n", c->name);
+		return -1;
+	}
+	for (i = 0; i < n; i++)
+		pages[i] = buf + i * PAGE;
+	if (c->shuffle) {
+		srandom(1);
+		for (i = n - 1; i > 0; i--) {
+			size_t j = random() % (i + 1);
+			void *p = pages[i];
+
+			pages[i] = pages[j];
+			pages[j] = p;
+		}
+	}
+	for (r = -1; r < runs; r++) {
+		uint64_t t0;
+
+		memset(status, 0x55, n * sizeof(*status));
+		t0 = now_ns();
+		if (sys_move_pages(n, pages, status)) {
+			printf("FAIL %s: move_pages: %s\n", c->name,
+			       strerror(errno));
+			return -1;
+		}
+		if (r >= 0)
+			t[r] = now_ns() - t0;
+		if (check(c, pages, status, n, buf))
+			return -1;
+	}
+	qsort(t, runs, sizeof(t[0]), cmp_u64);
+	printf("case %s pages %zu ns_per_page %.2f runs", c->name, n,
+	       (double)t[runs / 2] / n);
+	for (r = 0; r < runs; r++)
+		printf("%c%.2f", r ? ',' : ' ', (double)t[r] / n);
+	printf("\n");
+	free(pages);
+	free(status);
+	munmap(map, size + HPAGE);
+	return 0;
+}
+
+static void usage(void)
+{
+	fprintf(stderr,
+		"usage: move_pages_bench [--size BYTES[K|M|G]] [--runs N] [CASE...]\n"
+		"cases: 4k thp hugetlb-2m sparse random interleave (default: all)\n");
+	exit(2);
+}
+
+static void describe_guest(void)
+{
+	char line[256], model[128] = "unknown";
+	struct utsname u;
+	FILE *f;
+	int nodes = 0;
+
+	f = fopen("/proc/cpuinfo", "r");
+	while (f && fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, "model name", 10)) {
+			snprintf(model, sizeof(model), "%s",
+				 strchr(line, ':') + 2);
+			model[strcspn(model, "\n")] = 0;
+			break;
+		}
+	}
+	if (f)
+		fclose(f);
+	for (;;) {
+		snprintf(line, sizeof(line),
+			 "/sys/devices/system/node/node%d", nodes);
+		if (access(line, F_OK))
+			break;
+		nodes++;
+	}
+	uname(&u);
+	printf("guest kernel %s cpu \"%s\" nodes %d\n", u.release, model, nodes);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "size", required_argument, NULL, 's' },
+		{ "runs", required_argument, NULL, 'r' },
+		{ NULL, 0, NULL, 0 },
+	};
+	size_t size = 1UL << 30;
+	int opt, i, j, err = 0;
+	char *end;
+
+	while ((opt = getopt_long(argc, argv, "s:r:", opts, NULL)) != -1) {
+		switch (opt) {
+		case 's':
+			size = strtoull(optarg, &end, 0);
+			if (*end == 'K' || *end == 'k')
+				size <<= 10;
+			else if (*end == 'M' || *end == 'm')
+				size <<= 20;
+			else if (*end == 'G' || *end == 'g')
+				size <<= 30;
+			if (!size || size % HPAGE)
+				usage();
+			break;
+		case 'r':
+			runs = atoi(optarg);
+			if (runs < 1 || runs > 64)
+				usage();
+			break;
+		default:
+			usage();
+		}
+	}
+	describe_guest();
+	for (i = 0; i < (int)(sizeof(cases) / sizeof(cases[0])); i++) {
+		int want = optind == argc;
+
+		for (j = optind; j < argc; j++)
+			want |= !strcmp(argv[j], cases[i].name);
+		if (want && run_case(&cases[i], size))
+			err = 1;
+	}
+	return err;
+}
