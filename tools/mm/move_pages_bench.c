@@ -31,6 +31,7 @@
 #define MPOL_BIND	2
 #define MPOL_INTERLEAVE	3
 
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #define PAGE		4096UL
 #define HPAGE		(2UL << 20)
 
@@ -173,8 +174,8 @@ static int check(const struct bench_case *c, void **pages, int *status,
 /* Grow node 0's pool of 2 MiB pages to hold the buffer. */
 static void reserve_hugetlb(size_t size)
 {
-	static const char *path = "/sys/devices/system/node/node0/hugepages/"
-				  "hugepages-2048kB/nr_hugepages";
+	static const char *path =
+		"/sys/devices/system/node/node0/hugepages/hugepages-2048kB/nr_hugepages";
 	unsigned long have = 0;
 	FILE *f;
 
@@ -264,11 +265,12 @@ static int run_case(const struct bench_case *c, size_t size)
 	return 0;
 }
 
-static void usage(void)
+static void usage(const char *prog)
 {
 	fprintf(stderr,
-		"usage: move_pages_bench [--size BYTES[K|M|G]] [--runs N] [CASE...]\n"
-		"cases: 4k thp hugetlb-2m sparse random interleave (default: all)\n");
+		"usage: %s [--size BYTES[K|M|G]] [--runs N] [CASE...]\n"
+		"cases: 4k thp hugetlb-2m sparse random interleave (default: all)\n",
+		prog);
 	exit(2);
 }
 
@@ -323,19 +325,19 @@ int main(int argc, char **argv)
 			else if (*end == 'G' || *end == 'g')
 				size <<= 30;
 			if (!size || size % HPAGE)
-				usage();
+				usage(argv[0]);
 			break;
 		case 'r':
 			runs = atoi(optarg);
 			if (runs < 1 || runs > 64)
-				usage();
+				usage(argv[0]);
 			break;
 		default:
-			usage();
+			usage(argv[0]);
 		}
 	}
 	describe_guest();
-	for (i = 0; i < (int)(sizeof(cases) / sizeof(cases[0])); i++) {
+	for (i = 0; i < (int)ARRAY_SIZE(cases); i++) {
 		int want = optind == argc;
 
 		for (j = optind; j < argc; j++)

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #define NPAGES 8
+#define MPOL_BIND 2
 
 static long move_pages(int pid, unsigned long n, void **pages, int *status)
 {
@@ -44,6 +45,7 @@ static int print_layout(const char *name, char *buf, long psize)
 int main(void)
 {
 	long psize = sysconf(_SC_PAGESIZE);
+	unsigned long node0 = 1;
 	int nodes = 0, err = 0;
 	struct utsname u;
 	volatile char c;
@@ -63,6 +65,11 @@ int main(void)
 		err = 1;
 	}
 
+	/* Allocate on node 0 whichever CPU this runs on. */
+	if (syscall(SYS_set_mempolicy, MPOL_BIND, &node0, 8 * sizeof(node0))) {
+		perror("set_mempolicy");
+		return 1;
+	}
 	buf = mmap(NULL, NPAGES * psize, PROT_READ | PROT_WRITE,
 		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (buf == MAP_FAILED) {

@@ -222,11 +222,11 @@ class TreeTest(unittest.TestCase):
         a = os.path.join(t.tree, 'mm', 'a.c')
         os.utime(b, (1000, 1000))
         os.utime(a, (1000, 1000))
-        self.assertEqual(t.update(), tip)
+        self.assertEqual(ps.Tree(self.repo).update(), tip)
         # An edit rewrites the edited file only.
         time.sleep(0.01)
         write(os.path.join(self.repo, 'mm', 'new.c'), 'newer\n')
-        self.assertNotEqual(t.update(), tip)
+        self.assertNotEqual(ps.Tree(self.repo).update(), tip)
         self.assertEqual(os.stat(b).st_mtime, 1000)
         self.assertEqual(os.stat(a).st_mtime, 1000)
         with open(os.path.join(t.tree, 'mm', 'new.c')) as f:
@@ -249,7 +249,7 @@ class TreeTest(unittest.TestCase):
         t.update()
         write(os.path.join(t.tree, 'mm', 'b.c'), 'edited\n')
         with self.assertRaisesRegex(ps.Failure, 'local edits'):
-            t.update()
+            ps.Tree(self.repo).update()
 
     def test_interrupted_lock(self):
         t = ps.Tree(self.repo)
@@ -258,7 +258,7 @@ class TreeTest(unittest.TestCase):
                             os.path.basename(t.tree), 'index.lock')
         open(lock, 'w').close()
         write(os.path.join(self.repo, 'mm', 'new.c'), 'again\n')
-        t.update()
+        ps.Tree(self.repo).update()
         with open(os.path.join(t.tree, 'mm', 'new.c')) as f:
             self.assertEqual(f.read(), 'again\n')
 
