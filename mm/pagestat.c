@@ -1,0 +1,607 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Which NUMA node holds each page of a range: the per-page answer of
+ * move_pages(2) with a NULL node list, computed with one page table walk
+ * instead of one lookup per address.
+ *
+ * Every answer is the one the per-address loop of do_pages_stat_array()
+ * (vma_lookup() + folio_walk_start(FW_ZEROPAGE)) gives for the same page.
+ */
+#include <linux/hugetlb.h>
+#include <linux/huge_mm.h>
+#include <linux/minmax.h>
+#include <linux/mm.h>
+#include <linux/overflow.h>
+#include <linux/pagestat.h>
+#include <linux/pagewalk.h>
+#include <linux/pgtable.h>
+#include <linux/sched.h>
+#include <linux/string.h>
+
+#include "internal.h"
+
+/* Statuses computed per batch when reporting a PTE table as extents */
+#define PAGESTAT_BATCH		64UL
+/* PTEs between two looks for a chain of physically consecutive pages */
+#define PAGESTAT_CHAIN_TRY	8
+
+#ifndef NODE_NOT_IN_PAGE_FLAGS
+/* The bits of page->flags a status depends on: the zone and the node */
+#define PAGESTAT_FLAGS_MASK	((ZONES_MASK << ZONES_PGSHIFT) | \
+				 (NODES_MASK << NODES_PGSHIFT))
+#endif
+
+/*
+ * The walker emits spans [addr, end) of equal status. The array form
+ * (@status set) stores them; the extent form merges them into maximal
+ * extents and reports each one to @fn.
+ */
+struct pagestat_walk {
+	unsigned long start;		/* first page of the walk */
+	int *status;			/* array form: one int per page */
+	pagestat_extent_fn fn;		/* extent form: callback */
+	void *arg;			/* extent form: its argument */
+	unsigned long ext_start;	/* extent form: pending extent */
+	unsigned long ext_end;
+	int ext_status;
+};
+
+static inline unsigned long pagestat_index(struct pagestat_walk *ps,
+					   unsigned long addr)
+{
+	return (addr - ps->start) >> PAGE_SHIFT;
+}
+
+/* Store @status in @nr consecutive ints, two per store where possible. */
+static void pagestat_fill(int *p, unsigned long nr, int status)
+{
+	if (nr > 1 && !IS_ALIGNED((unsigned long)p, sizeof(u64))) {
+		*p++ = status;
+		nr--;
+	}
+	if (nr > 1) {
+		memset64((u64 *)p, (u32)status * 0x100000001ULL, nr / 2);
+		p += nr & ~1UL;
+	}
+	if (nr & 1)
+		*p = status;
+}
+
+static int pagestat_extent_flush(struct pagestat_walk *ps)
+{
+	if (ps->ext_start == ps->ext_end)
+		return 0;
+	return ps->fn(ps->ext_start, ps->ext_end, ps->ext_status, ps->arg);
+}
+
+static inline int pagestat_extent_add(struct pagestat_walk *ps,
+				      unsigned long addr, unsigned long end,
+				      int status)
+{
+	int ret;
+
+	if (status == ps->ext_status && addr == ps->ext_end) {
+		ps->ext_end = end;
+		return 0;
+	}
+	ret = pagestat_extent_flush(ps);
+	ps->ext_start = addr;
+	ps->ext_end = end;
+	ps->ext_status = status;
+	return ret;
+}
+
+/* Answer every page of [@addr, @end) with @status. */
+static int pagestat_emit(struct pagestat_walk *ps, unsigned long addr,
+			 unsigned long end, int status)
+{
+	if (ps->status) {
+		pagestat_fill(ps->status + pagestat_index(ps, addr),
+			      (end - addr) >> PAGE_SHIFT, status);
+		return 0;
+	}
+	return pagestat_extent_add(ps, addr, end, status);
+}
+
+/* The status of a mapped folio, as do_pages_stat_array() decides it. */
+static int pagestat_folio_status(struct folio *folio)
+{
+	/* The shared zero pages: move_pages() reports -EFAULT */
+	if (is_zero_folio(folio) || is_huge_zero_folio(folio))
+		return -EFAULT;
+	if (folio_is_zone_device(folio))
+		return -ENOENT;
+	return folio_nid(folio);
+}
+
+/*
+ * The status of the page of a present, non-special PTE. vm_normal_page()
+ * returns that page itself, and it is never a zero page: those are only
+ * mapped by special entries (a non-special one is a bug vm_normal_page()
+ * warns about). A folio lies in one zone of one node, so the page's own
+ * zone and node are the folio's and page_folio() is not needed.
+ */
+static inline int pagestat_page_status(const struct page *page)
+{
+	if (is_zone_device_page(page))
+		return -ENOENT;
+	return page_to_nid(page);
+}
+
+/* Whether a page whose ->flags are @flags has the status of @page. */
+static inline bool pagestat_flags_match(const struct page *page,
+					unsigned long flags)
+{
+#ifdef PAGESTAT_FLAGS_MASK
+	return !((page->flags ^ flags) & PAGESTAT_FLAGS_MASK);
+#else
+	return false;
+#endif
+}
+
+/*
+ * The status of a present PTE the fast loop does not decide: special entries
+ * (zero page, PFN mappings, devmap) and pfns beyond the memmap. This is the
+ * PTE case of folio_walk_start(FW_ZEROPAGE) followed by the checks of
+ * do_pages_stat_array().
+ */
+static noinline int pagestat_pte_slow(struct vm_area_struct *vma,
+				      unsigned long addr, pte_t pte)
+{
+	struct page *page = vm_normal_page(vma, addr, pte);
+
+	if (page)
+		return pagestat_folio_status(page_folio(page));
+	/* FW_ZEROPAGE: a special zero page entry is the zero folio */
+	if (is_zero_pfn(pte_pfn(pte)))
+		return -EFAULT;
+	return -ENOENT;
+}
+
+/*
+ * Follow a chain of PTEs from entry @i, which maps @page with status @st:
+ * while the next entry is pte_next_pfn() of the previous one, it differs from
+ * it only in the pfn, so it is present, not special, and maps the next page.
+ * Only that page's ->flags need reading. Return the chain's last index, at
+ * most @last.
+ */
+static noinline unsigned long pagestat_pte_chain(pte_t *ptep, unsigned long i,
+						 unsigned long last, pte_t pte,
+						 struct page *page, int st,
+						 int *__restrict status)
+{
+	unsigned long flags = page->flags;
+	pte_t next = pte_next_pfn(pte);
+
+	while (i < last && pte_same(ptep_get(ptep + i + 1), next)) {
+		i++;
+		page = nth_page(page, 1);
+		if (!pagestat_flags_match(page, flags)) {
+			flags = page->flags;
+			st = pagestat_page_status(page);
+		}
+		status[i] = st;
+		next = pte_next_pfn(next);
+	}
+	return i;
+}
+
+/*
+ * Answer @nr PTEs from @ptep (mapping @addr) into @status. The caller holds
+ * the page table lock.
+ *
+ * The loop calls no function on its common paths, so the compiler keeps the
+ * loop-invariant values (the memmap base, pte masks) in registers; @status
+ * is restrict for the same reason. A present PTE that is not special maps a
+ * normal page (vm_normal_page() returns pfn_to_page() for it once the pfn is
+ * within the memmap): its status comes from the page's zone and node.
+ *
+ * Faulting a range in address order usually maps physically consecutive
+ * pages, which pagestat_pte_chain() answers at less cost. Looking for a
+ * chain costs a PTE load and compare, so it is done every
+ * PAGESTAT_CHAIN_TRY entries only: scattered memory pays little for it.
+ */
+static void pagestat_ptes(struct vm_area_struct *vma, pte_t *ptep,
+			  unsigned long addr, unsigned long nr,
+			  int *__restrict status)
+{
+	const unsigned long highest = highest_memmap_pfn;
+	unsigned long i = 0;
+	pte_t pte = __pte(0);
+
+	while (i < nr) {
+		for (; i < nr; i++) {
+			unsigned long pfn, last;
+			struct page *page;
+			int st;
+
+			pte = ptep_get(ptep + i);
+			if (!pte_present(pte)) {
+				/* Empty, swap, migration, device, marker */
+				status[i] = -ENOENT;
+				continue;
+			}
+			if (!IS_ENABLED(CONFIG_ARCH_HAS_PTE_SPECIAL) ||
+			    pte_special(pte))
+				break;
+			pfn = pte_pfn(pte);
+			/*
+			 * Beyond the memmap: vm_normal_page() reports it. The
+			 * zero pfn without the special bit is a bug, which
+			 * vm_normal_page() warns about; stock then says -EFAULT.
+			 */
+			if (unlikely(pfn > highest || is_zero_pfn(pfn)))
+				break;
+			page = pfn_to_page(pfn);
+			st = pagestat_page_status(page);
+			status[i] = st;
+
+			if (i % PAGESTAT_CHAIN_TRY || i + 1 == nr ||
+			    pfn == highest)
+				continue;
+			if (!pte_same(ptep_get(ptep + i + 1),
+				      pte_next_pfn(pte)))
+				continue;
+			/* The chain stays within the table and the memmap */
+			last = min(nr - 1, i + (highest - pfn));
+			i = pagestat_pte_chain(ptep, i, last, pte, page, st,
+					       status);
+		}
+		if (i < nr) {
+			unsigned long pte_addr = addr + (i << PAGE_SHIFT);
+
+			status[i] = pagestat_pte_slow(vma, pte_addr, pte);
+			i++;
+		}
+	}
+}
+
+/*
+ * The extent form of a PTE table: compute statuses in batches on the stack,
+ * then merge them. Kept out of line so that the array form does not carry
+ * the batch in its stack frame.
+ */
+static noinline int pagestat_pte_extents(struct pagestat_walk *ps,
+					 struct vm_area_struct *vma,
+					 pte_t *ptep, unsigned long addr,
+					 unsigned long end)
+{
+	int batch[PAGESTAT_BATCH];
+
+	while (addr < end) {
+		unsigned long nr = min((end - addr) >> PAGE_SHIFT,
+				       PAGESTAT_BATCH);
+		unsigned long i;
+		int ret;
+
+		pagestat_ptes(vma, ptep, addr, nr, batch);
+		for (i = 0; i < nr; i++, addr += PAGE_SIZE) {
+			ret = pagestat_extent_add(ps, addr, addr + PAGE_SIZE,
+						  batch[i]);
+			if (ret)
+				return ret;
+		}
+		ptep += nr;
+	}
+	return 0;
+}
+
+/*
+ * The status of a PMD entry that is none, not present or a leaf; the caller
+ * holds the PMD lock. As folio_walk_start(): vm_normal_page_pmd() decides,
+ * then the huge zero folio; a migration entry is not looked through.
+ */
+static int pagestat_pmd_status(struct vm_area_struct *vma, unsigned long addr,
+			       pmd_t pmd)
+{
+	struct page *page;
+
+	if (!pmd_present(pmd))
+		return -ENOENT;
+	/* A table where hugetlb expects a leaf: no folio to report */
+	if (WARN_ON_ONCE(!pmd_leaf(pmd)))
+		return -ENOENT;
+	page = vm_normal_page_pmd(vma, addr, pmd);
+	if (page)
+		return pagestat_folio_status(page_folio(page));
+	if (is_huge_zero_pmd(pmd))
+		return -EFAULT;
+	return -ENOENT;
+}
+
+/* The same for a PUD entry; the caller holds the PUD lock. */
+static int pagestat_pud_status(pud_t pud)
+{
+	/*
+	 * Not present includes PROT_NONE on x86 (pud_present() tests only
+	 * _PAGE_PRESENT), as in folio_walk_start().
+	 */
+	if (!pud_present(pud) || pud_devmap(pud) || pud_special(pud))
+		return -ENOENT;
+	if (WARN_ON_ONCE(!pud_leaf(pud)))
+		return -ENOENT;
+	/* No vm_normal_page_pud() in this kernel: the entry's first page */
+	return pagestat_folio_status(page_folio(pud_page(pud)));
+}
+
+static int pagestat_pud_entry(pud_t *pudp, unsigned long addr,
+			      unsigned long end, struct mm_walk *walk)
+{
+	struct pagestat_walk *ps = walk->private;
+	spinlock_t *ptl;	/* the PUD lock */
+	pud_t pud;
+	int st;
+
+	pud = pudp_get(pudp);
+	if (!IS_ENABLED(CONFIG_PGTABLE_HAS_HUGE_LEAVES) ||
+	    (pud_present(pud) && !pud_leaf(pud)))
+		return 0;
+
+	ptl = pud_lock(walk->mm, pudp);
+	pud = pudp_get(pudp);
+	if (pud_present(pud) && !pud_leaf(pud) &&
+	    !pud_devmap(pud) && !pud_special(pud)) {
+		/* Became a PMD table: walk it */
+		spin_unlock(ptl);
+		return 0;
+	}
+	st = pagestat_pud_status(pud);
+	spin_unlock(ptl);
+
+	/* Answered: never let walk_pud_range() split (clear) the leaf */
+	walk->action = ACTION_CONTINUE;
+	return pagestat_emit(ps, addr, end, st);
+}
+
+/*
+ * A non-special PMD leaf in a VM_PFNMAP VMA: vm_normal_page_pmd() compares
+ * the pfn with the address's linear pfn, so answer page by page.
+ */
+static int pagestat_pmd_pfnmap(struct pagestat_walk *ps,
+			       struct vm_area_struct *vma, unsigned long addr,
+			       unsigned long end, pmd_t pmd)
+{
+	int ret = 0;
+
+	for (; addr < end && !ret; addr += PAGE_SIZE)
+		ret = pagestat_emit(ps, addr, addr + PAGE_SIZE,
+				    pagestat_pmd_status(vma, addr, pmd));
+	return ret;
+}
+
+static int pagestat_pmd_entry(pmd_t *pmdp, unsigned long addr,
+			      unsigned long end, struct mm_walk *walk)
+{
+	struct pagestat_walk *ps = walk->private;
+	struct vm_area_struct *vma = walk->vma;
+	spinlock_t *ptl;	/* the PMD lock, then the PTE table lock */
+	pte_t *ptep;
+	pmd_t pmd;
+	int ret;
+
+	pmd = pmdp_get_lockless(pmdp);
+	if (pmd_none(pmd)) {
+		walk->action = ACTION_CONTINUE;
+		return pagestat_emit(ps, addr, end, -ENOENT);
+	}
+
+	/* THP, huge zero, PFN map, devmap, migration entry */
+	if (IS_ENABLED(CONFIG_PGTABLE_HAS_HUGE_LEAVES) &&
+	    (!pmd_present(pmd) || pmd_leaf(pmd))) {
+		ptl = pmd_lock(walk->mm, pmdp);
+		pmd = pmdp_get(pmdp);
+		if (!pmd_present(pmd) || pmd_leaf(pmd)) {
+			int st;
+
+			if (unlikely(vma->vm_flags & VM_PFNMAP) &&
+			    pmd_present(pmd) && !pmd_special(pmd)) {
+				ret = pagestat_pmd_pfnmap(ps, vma, addr, end,
+							  pmd);
+				spin_unlock(ptl);
+				walk->action = ACTION_CONTINUE;
+				return ret;
+			}
+			st = pagestat_pmd_status(vma, addr, pmd);
+			spin_unlock(ptl);
+			/* Answered: nothing below this entry to walk */
+			walk->action = ACTION_CONTINUE;
+			ret = pagestat_emit(ps, addr, end, st);
+			cond_resched();
+			return ret;
+		}
+		spin_unlock(ptl);
+	}
+
+	ptep = pte_offset_map_lock(walk->mm, pmdp, addr, &ptl);
+	if (!ptep) {
+		/* The table went away under us: look at the entry again */
+		walk->action = ACTION_AGAIN;
+		return 0;
+	}
+	if (ps->status) {
+		pagestat_ptes(vma, ptep, addr, (end - addr) >> PAGE_SHIFT,
+			      ps->status + pagestat_index(ps, addr));
+		ret = 0;
+	} else {
+		ret = pagestat_pte_extents(ps, vma, ptep, addr, end);
+	}
+	pte_unmap_unlock(ptep, ptl);
+	cond_resched();
+	return ret;
+}
+
+static int pagestat_pte_hole(unsigned long addr, unsigned long end,
+			     __always_unused int depth, struct mm_walk *walk)
+{
+	/* Outside any VMA: vma_lookup() fails, move_pages() says -EFAULT */
+	return pagestat_emit(walk->private, addr, end,
+			     walk->vma ? -ENOENT : -EFAULT);
+}
+
+#ifdef CONFIG_HUGETLB_PAGE
+/*
+ * folio_walk_start() walks hugetlb VMAs like any other: a PMD-sized folio
+ * is a PMD leaf, a PUD-sized one a PUD leaf. Apply the same checks to the
+ * entry, so that, e.g., a PROT_NONE 1 GiB page is -ENOENT on x86 like there.
+ */
+static int pagestat_hugetlb_entry(pte_t *ptep, unsigned long hmask,
+				  unsigned long addr, unsigned long end,
+				  struct mm_walk *walk)
+{
+	struct vm_area_struct *vma = walk->vma;
+	struct hstate *h = hstate_vma(vma);
+	unsigned long size = huge_page_size(h);
+	spinlock_t *ptl;	/* the lock of the hugetlb entry */
+	int st;
+
+	ptl = huge_pte_lock(h, walk->mm, ptep);
+	if (size == PMD_SIZE) {
+		st = pagestat_pmd_status(vma, addr, pmdp_get((pmd_t *)ptep));
+	} else if (size == PUD_SIZE) {
+		st = pagestat_pud_status(pudp_get((pud_t *)ptep));
+	} else {
+		/* Contiguous PTEs or PMDs: a leaf of the folio's first page */
+		pte_t pte = huge_ptep_get(walk->mm, addr, ptep);
+
+		st = -ENOENT;
+		if (pte_present(pte))
+			st = pagestat_folio_status(page_folio(pte_page(pte)));
+	}
+	spin_unlock(ptl);
+	return pagestat_emit(walk->private, addr, end, st);
+}
+#else
+#define pagestat_hugetlb_entry	NULL
+#endif /* CONFIG_HUGETLB_PAGE */
+
+/*
+ * Walk every VMA, VM_PFNMAP included: the default walk_page_test() turns a
+ * VM_PFNMAP VMA into one hole, but there a zero pfn is -EFAULT and a COW'd
+ * page has a node. pmd_entry and pte handling answer those like
+ * folio_walk_start() does.
+ */
+static int pagestat_test_walk(unsigned long start, unsigned long end,
+			      struct mm_walk *walk)
+{
+	return 0;
+}
+
+static const struct mm_walk_ops pagestat_walk_ops = {
+	.pud_entry		= pagestat_pud_entry,
+	.pmd_entry		= pagestat_pmd_entry,
+	.pte_hole		= pagestat_pte_hole,
+	.hugetlb_entry		= pagestat_hugetlb_entry,
+	.test_walk		= pagestat_test_walk,
+	.walk_lock		= PGWALK_RDLOCK,
+};
+
+/**
+ * pagestat_range - find the node of each page of a range
+ * @mm: the address space to look at.
+ * @start: an address in the first page; need not be page aligned.
+ * @nr_pages: number of pages.
+ * @status: array of @nr_pages ints, filled by the call.
+ *
+ * Fill @status[i] with the status of the page that contains
+ * @start + i * PAGE_SIZE, exactly as move_pages(2) with a NULL node list
+ * reports it (the per-address loop of do_pages_stat_array()):
+ *
+ * - the node id of the folio mapped there: a normal page, a PMD-mapped THP,
+ *   a PTE-mapped part of a large folio, a hugetlb page; for a PMD or PUD
+ *   leaf, the folio of the entry's first page;
+ * - -EFAULT if no VMA contains the address (this includes addresses at or
+ *   above TASK_SIZE and the last page of the address space), or if the
+ *   shared zero page or the huge zero folio is mapped there;
+ * - -ENOENT otherwise: nothing mapped, swap, migration and device entries,
+ *   zone device folios, special and devmap entries and PFN mappings without
+ *   a normal page, a PROT_NONE PUD on x86.
+ *
+ * Addresses are not untagged, as in move_pages(2). The range is walked with
+ * walk_page_range(): one VMA lookup per VMA, one page table lock per PTE
+ * table, one answer per huge leaf and per empty page table level; huge
+ * pages are never split. On x86-64 a page mapped by a PTE costs about 20
+ * instructions when its PTE follows a PTE of the physically preceding page,
+ * about 30 otherwise (a PTE load, a struct page load and a store); a page
+ * of a huge leaf or of a hole costs half a store. Setting up the walk costs
+ * a few hundred instructions, so a single page is answered faster by
+ * vma_lookup() and folio_walk_start().
+ *
+ * Context: Process context; may sleep. Caller holds mmap_read_lock(@mm).
+ * Return: 0 on success, or -EINVAL if the range wraps around the end of
+ * the address space (@status is then unchanged).
+ */
+int pagestat_range(struct mm_struct *mm, unsigned long start,
+		   unsigned long nr_pages, int *status)
+{
+	struct pagestat_walk ps = { .status = status };
+	unsigned long last, end;
+
+	mmap_assert_locked(mm);
+	if (!nr_pages)
+		return 0;
+
+	/* VMAs are page aligned: any address answers for its page */
+	start &= PAGE_MASK;
+	if (check_mul_overflow(nr_pages - 1, PAGE_SIZE, &last) ||
+	    check_add_overflow(start, last, &last))
+		return -EINVAL;
+
+	/*
+	 * No VMA contains the last page of the address space (its vm_end
+	 * would wrap to 0); answer it here so that the walk ends above start.
+	 */
+	end = last + PAGE_SIZE;
+	if (!end) {
+		status[--nr_pages] = -EFAULT;
+		if (!nr_pages)
+			return 0;
+		end = last;
+	}
+
+	ps.start = start;
+	return walk_page_range(mm, start, end, &pagestat_walk_ops, &ps);
+}
+
+/**
+ * pagestat_extents - report a range as extents of pages with equal status
+ * @mm: the address space to look at.
+ * @start: start of the range, page aligned.
+ * @end: end of the range (exclusive), page aligned.
+ * @fn: called once per maximal extent of pages with equal status.
+ * @arg: passed to @fn.
+ *
+ * Walk [@start, @end) like pagestat_range(), with the same status per page,
+ * but report maximal extents [s, e) of equal status to @fn, in address
+ * order, instead of filling an array: one call for a huge leaf, a hole or a
+ * run of pages on one node, whatever the number of pages.
+ *
+ * Context: Process context; may sleep between calls of @fn. Caller holds
+ * mmap_read_lock(@mm). @fn may be called with a page table lock held and
+ * must not sleep.
+ * Return: 0 after the whole range was reported, the first non-zero value
+ * returned by @fn (which stops the walk), or -EINVAL if @start or @end is
+ * not page aligned or @end is below @start.
+ */
+int pagestat_extents(struct mm_struct *mm, unsigned long start,
+		     unsigned long end, pagestat_extent_fn fn, void *arg)
+{
+	struct pagestat_walk ps = {
+		.start		= start,
+		.fn		= fn,
+		.arg		= arg,
+		.ext_start	= start,
+		.ext_end	= start,
+	};
+	int ret;
+
+	mmap_assert_locked(mm);
+	if (!PAGE_ALIGNED(start) || !PAGE_ALIGNED(end) || end < start)
+		return -EINVAL;
+	if (start == end)
+		return 0;
+
+	ret = walk_page_range(mm, start, end, &pagestat_walk_ops, &ps);
+	if (!ret)
+		ret = pagestat_extent_flush(&ps);
+	return ret;
+}
