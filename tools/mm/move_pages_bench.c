@@ -265,7 +265,7 @@ static int run_case(const struct bench_case *c, size_t size)
 	return 0;
 }
 
-static void usage(const char *prog)
+static void print_usage(const char *prog)
 {
 	fprintf(stderr,
 		"usage: %s [--size BYTES[K|M|G]] [--runs N] [CASE...]\n"
@@ -325,15 +325,15 @@ int main(int argc, char **argv)
 			else if (*end == 'G' || *end == 'g')
 				size <<= 30;
 			if (!size || size % HPAGE)
-				usage(argv[0]);
+				print_usage(argv[0]);
 			break;
 		case 'r':
 			runs = atoi(optarg);
 			if (runs < 1 || runs > 64)
-				usage(argv[0]);
+				print_usage(argv[0]);
 			break;
 		default:
-			usage(argv[0]);
+			print_usage(argv[0]);
 		}
 	}
 	describe_guest();
