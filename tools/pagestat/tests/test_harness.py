@@ -151,6 +151,38 @@ class KunitJsonTest(unittest.TestCase):
         self.assertEqual(r.line(), '3 passed, 1 failed, 1 skipped')
 
 
+class TapTest(unittest.TestCase):
+    OUT = ['TAP version 13', '1..3',
+           '# Starting 3 tests from 1 test cases.',
+           '#  RUN           stat.a ...',
+           '# dump P x: 0x3 -2',
+           '#            OK  stat.a',
+           'ok 1 stat.a',
+           '#  RUN           stat.b ...',
+           '# dump N y: -14',
+           'not ok 2 stat.b',
+           'ok 3 stat.c # SKIP needs two NUMA nodes']
+
+    def test_parse(self):
+        res, dumps = ps.parse_tap(self.OUT)
+        self.assertEqual(res, {'stat.a': 'pass', 'stat.b': 'fail',
+                               'stat.c': 'skip'})
+        self.assertEqual(dumps, {('stat.a', 'P', 'x'): '0x3 -2',
+                                 ('stat.b', 'N', 'y'): '-14'})
+
+    def test_compare(self):
+        r = ps.Results()
+        a = {('stat.a', 'P', 'x'): '0x3'}
+        ps.compare_dumps(r, 'same', a, dict(a))
+        with contextlib.redirect_stdout(io.StringIO()) as out:
+            ps.compare_dumps(r, 'differ', a, {('stat.a', 'P', 'x'): '1x3'})
+        self.assertEqual((r.passed, r.failed), (1, 1))
+        self.assertIn('stat.a x', out.getvalue())
+        with contextlib.redirect_stdout(io.StringIO()):
+            ps.compare_dumps(r, 'skipped', a, {}, skip_tests=('stat.a',))
+        self.assertEqual(r.failed, 2)  # nothing left to compare
+
+
 class BenchTest(unittest.TestCase):
     OUT = ['guest kernel 6.12.117 cpu "QEMU Virtual CPU" nodes 2',
            'case 4k pages 262144 ns_per_page 520.00 runs 519.5,520.0,521',

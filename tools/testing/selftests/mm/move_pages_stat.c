@@ -1,0 +1,634 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * move_pages(2) status queries (a NULL node list): the status of every
+ * kind of mapping, of holes and of bad input, and the same answers for
+ * pointer arrays of every shape and length.
+ *
+ * Each test asserts the statuses it can predict and prints the statuses
+ * of its layouts as "# dump" lines, which the pagestat harness compares
+ * between the stock and the patched kernel ("# dump P" lines also between
+ * the 64-bit and the 32-bit build of this test).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../kselftest_harness.h"
+
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE	23
+#endif
+#ifndef MAP_HUGE_1GB
+#define MAP_HUGE_1GB		(30 << 26)
+#endif
+#ifndef MAP_HUGE_2MB
+#define MAP_HUGE_2MB		(21 << 26)
+#endif
+#define MPOL_BIND		2
+#define MPOL_MF_MOVE		(1 << 1)
+#define MPOL_MF_MOVE_ALL	(1 << 2)
+
+#define PSZ		4096UL
+#define HPSZ		(2UL << 20)
+#define GPSZ		(1UL << 30)
+#define UNSET		(-1000)
+
+static long move_pages(int pid, unsigned long n, void **pages, int *status,
+		       int flags)
+{
+	return syscall(SYS_move_pages, pid, n, pages, NULL, status, flags);
+}
+
+static int bind_node(void *p, size_t len, int node)
+{
+	unsigned long mask = 1UL << node;
+
+	return syscall(SYS_mbind, p, len, MPOL_BIND, &mask, 8 * sizeof(mask),
+		       0);
+}
+
+static int nr_nodes(void)
+{
+	char path[64];
+	int n = 0;
+
+	for (;;) {
+		snprintf(path, sizeof(path), "/sys/devices/system/node/node%d",
+			 n);
+		if (access(path, F_OK))
+			return n;
+		n++;
+	}
+}
+
+/* Map @len bytes aligned to @align (a power of two). */
+static char *map_aligned(size_t len, size_t align, int prot, int flags)
+{
+	char *p = mmap(NULL, len + align, prot, flags, -1, 0);
+	char *a;
+
+	if (p == MAP_FAILED)
+		return NULL;
+	a = (char *)(((uintptr_t)p + align - 1) & ~(uintptr_t)(align - 1));
+	if (a > p)
+		munmap(p, a - p);
+	munmap(a + len, p + align - a);
+	return a;
+}
+
+/* Print statuses run-length encoded: "0x3 -2x5 1". */
+static void dump(const char *kind, const char *name, const int *st,
+		 unsigned long n)
+{
+	unsigned long i = 0, j;
+
+	printf("# dump %s %s:", kind, name);
+	while (i < n) {
+		for (j = i + 1; j < n && st[j] == st[i]; j++)
+			;
+		if (j - i > 1)
+			printf(" %dx%lu", st[i], j - i);
+		else
+			printf(" %d", st[i]);
+		i = j;
+	}
+	printf("\n");
+	fflush(stdout);
+}
+
+/* Query @n pages, assert success, and return the statuses. */
+static int *query(struct __test_metadata *_metadata, void **pages,
+		  unsigned long n)
+{
+	int *st = malloc((n + 1) * sizeof(*st));
+	unsigned long i;
+
+	ASSERT_TRUE(st != NULL);
+	for (i = 0; i <= n; i++)
+		st[i] = UNSET;
+	ASSERT_EQ(0, move_pages(0, n, pages, st, 0));
+	/* Nothing is written past the end */
+	ASSERT_EQ(UNSET, st[n]);
+	return st;
+}
+
+static void **page_array(char *base, unsigned long n, unsigned long step)
+{
+	void **pages = malloc(n * sizeof(*pages));
+	unsigned long i;
+
+	for (i = 0; i < n; i++)
+		pages[i] = base + i * step;
+	return pages;
+}
+
+FIXTURE(stat) {
+	int nodes;
+};
+
+FIXTURE_SETUP(stat)
+{
+	self->nodes = nr_nodes();
+	if (self->nodes < 2)
+		SKIP(return, "needs two NUMA nodes, the system has %d",
+		     self->nodes);
+}
+
+FIXTURE_TEARDOWN(stat)
+{
+}
+
+/*
+ * Anonymous 4 KiB pages of every kind, one page each, THP disabled:
+ *  0,1  written, bound to node 0          -> 0
+ *  2,3  written, bound to node 1          -> 1
+ *  4    untouched                         -> -ENOENT
+ *  5    read, never written (zero page)   -> -EFAULT
+ *  6    written, then MADV_DONTNEED       -> -ENOENT
+ *  7    written and mlocked               -> 0
+ *  8    written, then PROT_NONE           -> 0 (present, protnone)
+ *  9    written, then PROT_READ           -> 0
+ * 10,11 unmapped                          -> -EFAULT
+ * 12-15 untouched                         -> -ENOENT
+ */
+TEST_F(stat, anon_kinds)
+{
+	static const int want[16] = {
+		0, 0, 1, 1, -ENOENT, -EFAULT, -ENOENT, 0, 0, 0,
+		-EFAULT, -EFAULT, -ENOENT, -ENOENT, -ENOENT, -ENOENT,
+	};
+	char *p = map_aligned(16 * PSZ, HPSZ, PROT_READ | PROT_WRITE,
+			      MAP_PRIVATE | MAP_ANONYMOUS);
+	volatile char c;
+	void **pages;
+	int *st, i;
+
+	ASSERT_TRUE(p != NULL);
+	ASSERT_EQ(0, madvise(p, 16 * PSZ, MADV_NOHUGEPAGE));
+	ASSERT_EQ(0, bind_node(p, 2 * PSZ, 0));
+	ASSERT_EQ(0, bind_node(p + 2 * PSZ, 2 * PSZ, 1));
+	ASSERT_EQ(0, bind_node(p + 6 * PSZ, 4 * PSZ, 0));
+	for (i = 0; i < 4; i++)
+		p[i * PSZ] = 1;
+	c = p[5 * PSZ];
+	(void)c;
+	p[6 * PSZ] = 1;
+	ASSERT_EQ(0, madvise(p + 6 * PSZ, PSZ, MADV_DONTNEED));
+	ASSERT_EQ(0, mlock(p + 7 * PSZ, PSZ));
+	p[8 * PSZ] = 1;
+	p[9 * PSZ] = 1;
+	ASSERT_EQ(0, mprotect(p + 8 * PSZ, PSZ, PROT_NONE));
+	ASSERT_EQ(0, mprotect(p + 9 * PSZ, PSZ, PROT_READ));
+	ASSERT_EQ(0, munmap(p + 10 * PSZ, 2 * PSZ));
+
+	pages = page_array(p, 16, PSZ);
+	st = query(_metadata, pages, 16);
+	dump("N", "anon_kinds", st, 16);
+	for (i = 0; i < 16; i++)
+		EXPECT_EQ(want[i], st[i]) TH_LOG("page %d", i);
+}
+
+/*
+ * Transparent huge pages, three 2 MiB-aligned extents with MADV_HUGEPAGE:
+ *  [0, 2M)   written on node 0: a THP          -> 0
+ *  [2M, 4M)  read only: the huge zero page     -> -EFAULT
+ *  [4M, 6M)  written, then its last page zapped -> 0 x511, -ENOENT
+ */
+TEST_F(stat, thp)
+{
+	unsigned long n = 3 * HPSZ / PSZ, i;
+	char *p = map_aligned(3 * HPSZ, HPSZ, PROT_READ | PROT_WRITE,
+			      MAP_PRIVATE | MAP_ANONYMOUS);
+	volatile char c;
+	void **pages;
+	int *st;
+
+	ASSERT_TRUE(p != NULL);
+	ASSERT_EQ(0, madvise(p, 3 * HPSZ, MADV_HUGEPAGE));
+	ASSERT_EQ(0, bind_node(p, 3 * HPSZ, 0));
+	p[0] = 1;
+	c = p[HPSZ];
+	(void)c;
+	p[2 * HPSZ] = 1;
+	ASSERT_EQ(0, madvise(p + 3 * HPSZ - PSZ, PSZ, MADV_DONTNEED));
+
+	pages = page_array(p, n, PSZ);
+	st = query(_metadata, pages, n);
+	dump("N", "thp", st, n);
+	for (i = 0; i < n; i++) {
+		int want = 0;
+
+		if (i >= 512 && i < 1024)
+			want = -EFAULT;
+		else if (i == n - 1)
+			want = -ENOENT;
+		/* A THP that fell back to 4 KiB pages leaves holes */
+		if (i < 512 && st[i] == -ENOENT)
+			SKIP(return, "no THP available");
+		EXPECT_EQ(want, st[i]) TH_LOG("page %lu", i);
+	}
+}
+
+static void hugetlb_case(struct __test_metadata *_metadata, size_t size,
+			 int sizeflag, const char *name)
+{
+	unsigned long n = 2 * size / PSZ, i;
+	void **pages;
+	char *p;
+	int *st;
+
+	p = mmap(NULL, 2 * size, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB | sizeflag, -1, 0);
+	if (p == MAP_FAILED)
+		SKIP(return, "no %s hugetlb pages: %s", name, strerror(errno));
+	ASSERT_EQ(0, bind_node(p, size, 0));
+	ASSERT_EQ(0, bind_node(p + size, size, 1));
+	if (madvise(p, 2 * size, MADV_POPULATE_WRITE))
+		SKIP(return, "cannot fault %s hugetlb pages on both nodes: %s",
+		     name, strerror(errno));
+
+	pages = page_array(p, n, PSZ);
+	st = query(_metadata, pages, n);
+	dump("N", name, st, n);
+	for (i = 0; i < n; i++)
+		EXPECT_EQ(i < n / 2 ? 0 : 1, st[i]) TH_LOG("page %lu", i);
+
+	/* PROT_NONE: on x86 a PROT_NONE PUD is not pud_present() */
+	ASSERT_EQ(0, mprotect(p, size, PROT_NONE));
+	free(st);
+	st = query(_metadata, pages, n);
+	dump("N", size == GPSZ ? "hugetlb_1g_protnone" : "hugetlb_2m_protnone",
+	     st, n);
+	EXPECT_EQ(size == GPSZ ? -ENOENT : 0, st[0]);
+	EXPECT_EQ(1, st[n - 1]);
+	munmap(p, 2 * size);
+}
+
+/* Two hugetlb pages, the first on node 0, the second on node 1. */
+TEST_F(stat, hugetlb_2m)
+{
+	hugetlb_case(_metadata, HPSZ, MAP_HUGE_2MB, "hugetlb_2m");
+}
+
+TEST_F(stat, hugetlb_1g)
+{
+	if (sizeof(void *) < 8)
+		SKIP(return, "1 GiB pages need a 64-bit address space");
+	hugetlb_case(_metadata, GPSZ, MAP_HUGE_1GB, "hugetlb_1g");
+}
+
+/*
+ * Shared and file-backed pages, four pages of each, all written on
+ * node 0 unless said otherwise:
+ *  memfd MAP_SHARED; MAP_SHARED|MAP_ANONYMOUS; a private mapping of a
+ *  tmpfs file with page 0 read (page cache) and page 1 written (COW),
+ *  pages 2-3 untouched (-ENOENT); an mremap()ed range and the range it
+ *  left (-EFAULT); a fork()ed child's view of the parent's pages.
+ */
+TEST_F(stat, shared)
+{
+	char *mfd, *shm, *priv, *old, *moved;
+	void *pages[20];
+	volatile char c;
+	int fd, i, *st, status;
+	char buf[4 * 4096];
+	pid_t pid;
+
+	fd = memfd_create("move_pages_stat", 0);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, ftruncate(fd, 4 * PSZ));
+	mfd = mmap(NULL, 4 * PSZ, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	ASSERT_TRUE(MAP_FAILED != mfd);
+	shm = mmap(NULL, 4 * PSZ, PROT_READ | PROT_WRITE,
+		   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_TRUE(MAP_FAILED != shm);
+	ASSERT_EQ(0, bind_node(mfd, 4 * PSZ, 0));
+	ASSERT_EQ(0, bind_node(shm, 4 * PSZ, 0));
+	memset(mfd, 1, 4 * PSZ);
+	memset(shm, 1, 4 * PSZ);
+
+	close(fd);
+	fd = open("/tmp/move_pages_stat.file", O_RDWR | O_CREAT | O_TRUNC,
+		  0600);
+	ASSERT_LE(0, fd);
+	memset(buf, 2, sizeof(buf));
+	ASSERT_EQ((ssize_t)sizeof(buf), write(fd, buf, sizeof(buf)));
+	priv = mmap(NULL, 4 * PSZ, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+	ASSERT_TRUE(MAP_FAILED != priv);
+	c = priv[0];
+	(void)c;
+	priv[PSZ] = 3;
+	close(fd);
+	unlink("/tmp/move_pages_stat.file");
+
+	old = mmap(NULL, 4 * PSZ, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_TRUE(MAP_FAILED != old);
+	ASSERT_EQ(0, bind_node(old, 4 * PSZ, 0));
+	memset(old, 1, 4 * PSZ);
+	moved = mremap(old, 4 * PSZ, 4 * PSZ, MREMAP_MAYMOVE | MREMAP_FIXED,
+		       shm + 64 * PSZ);
+	ASSERT_TRUE(MAP_FAILED != moved);
+
+	for (i = 0; i < 4; i++) {
+		pages[i] = mfd + i * PSZ;
+		pages[4 + i] = shm + i * PSZ;
+		pages[8 + i] = priv + i * PSZ;
+		pages[12 + i] = moved + i * PSZ;
+		pages[16 + i] = old + i * PSZ;
+	}
+	st = query(_metadata, pages, 20);
+	dump("N", "shared", st, 20);
+	for (i = 0; i < 8; i++)
+		EXPECT_EQ(0, st[i]) TH_LOG("page %d", i);
+	/* The page cache page's node is whatever tmpfs gave it */
+	EXPECT_LE(0, st[8]);
+	EXPECT_LE(0, st[9]);
+	EXPECT_EQ(-ENOENT, st[10]);
+	EXPECT_EQ(-ENOENT, st[11]);
+	for (i = 12; i < 16; i++)
+		EXPECT_EQ(0, st[i]) TH_LOG("page %d", i);
+	for (i = 16; i < 20; i++)
+		EXPECT_EQ(-EFAULT, st[i]) TH_LOG("page %d", i);
+
+	/* The child sees the parent's pages where the parent does */
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		int cst[20];
+
+		if (move_pages(0, 20, pages, cst, 0))
+			_exit(2);
+		_exit(memcmp(cst, st, sizeof(cst)) ? 1 : 0);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+}
+
+/*
+ * Addresses with no VMA: NULL, a gap, the last page below the top of the
+ * address space, and (64-bit) a kernel address and a non-canonical one.
+ */
+TEST_F(stat, holes)
+{
+	char *p = mmap(NULL, 3 * PSZ, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	void *pages[6];
+	int *st, i, n = 3;
+
+	ASSERT_TRUE(MAP_FAILED != p);
+	ASSERT_EQ(0, munmap(p + PSZ, PSZ));
+	pages[0] = NULL;
+	pages[1] = p + PSZ;
+	pages[2] = (void *)(-2 * PSZ);
+	if (sizeof(void *) == 8) {
+		pages[3] = (void *)0x00007ffffffff000UL;
+		pages[4] = (void *)0xffffffff81000000UL;
+		pages[5] = (void *)0x8000000000000000UL;
+		n = 6;
+	}
+	st = query(_metadata, pages, n);
+	dump("N", "holes", st, n);
+	for (i = 0; i < n; i++)
+		EXPECT_EQ(-EFAULT, st[i]) TH_LOG("address %d", i);
+}
+
+/* Pages 0..63 alternate node 0 and 1 in pairs; 40-47 unmapped, 56-63
+ * untouched. */
+static char *mixed_region(void)
+{
+	char *p = map_aligned(64 * PSZ, HPSZ, PROT_READ | PROT_WRITE,
+			      MAP_PRIVATE | MAP_ANONYMOUS);
+	int i;
+
+	if (!p)
+		return NULL;
+	if (madvise(p, 64 * PSZ, MADV_NOHUGEPAGE))
+		return NULL;
+	for (i = 0; i < 56; i += 2)
+		if (bind_node(p + i * PSZ, 2 * PSZ, (i / 2) % 2))
+			return NULL;
+	for (i = 0; i < 56; i++)
+		p[i * PSZ] = 1;
+	munmap(p + 40 * PSZ, 8 * PSZ);
+	return p;
+}
+
+/*
+ * The same pages through pointer arrays of every shape: each entry must
+ * get the status of its page in the consecutive query.
+ */
+TEST_F(stat, arrays)
+{
+	static const unsigned long lens[] = {
+		1, 2, 15, 16, 17, 63, 64, 65, 255, 256, 257, 511, 512, 513,
+		1023, 1024, 1025, 3000,
+	};
+	char *p = mixed_region();
+	unsigned long n, i, k;
+	uint64_t seed = 1;
+	int *base, *st;
+	void **pages;
+	char name[64];
+
+	ASSERT_TRUE(p != NULL);
+	pages = page_array(p, 64, PSZ);
+	base = query(_metadata, pages, 64);
+	dump("P", "mixed", base, 64);
+	for (i = 0; i < 56; i++)
+		EXPECT_EQ(i >= 40 && i < 48 ? -EFAULT : (int)(i / 2) % 2,
+			  base[i]) TH_LOG("page %lu", i);
+	free(pages);
+
+	for (k = 0; k < sizeof(lens) / sizeof(lens[0]); k++) {
+		static const char *const shapes[] = {
+			"consecutive", "unaligned", "duplicated", "reversed",
+			"shuffled",
+		};
+		unsigned long s;
+
+		n = lens[k];
+		for (s = 0; s < 5; s++) {
+			pages = malloc(n * sizeof(*pages));
+			ASSERT_TRUE(pages != NULL);
+			for (i = 0; i < n; i++) {
+				unsigned long pg = i % 64;
+
+				switch (s) {
+				case 1:	/* into the middle of the page */
+					pages[i] = p + pg * PSZ + 123 + i % 7;
+					break;
+				case 2:
+					pages[i] = p + (i / 2 % 64) * PSZ;
+					break;
+				case 3:
+					pages[i] = p + (63 - pg) * PSZ;
+					break;
+				case 4:
+					seed = seed * 6364136223846793005ULL +
+					       1442695040888963407ULL;
+					pages[i] = p + (seed >> 33) % 64 * PSZ;
+					break;
+				default:
+					pages[i] = p + pg * PSZ;
+				}
+			}
+			st = query(_metadata, pages, n);
+			snprintf(name, sizeof(name), "%s_%lu", shapes[s], n);
+			dump("P", name, st, n);
+			for (i = 0; i < n; i++) {
+				unsigned long pg = ((char *)pages[i] - p) / PSZ;
+
+				ASSERT_EQ(base[pg], st[i])
+					TH_LOG("%s: entry %lu, page %lu",
+					       name, i, pg);
+			}
+			free(st);
+			free(pages);
+		}
+	}
+}
+
+/*
+ * Arrays of many lengths over pages whose even pages are written on
+ * node 0 and odd pages untouched: the shape that a compat caller's
+ * array was misread for past its 16th entry.  Also arrays that end
+ * exactly at an unmapped page: the exact length succeeds, one more
+ * entry fails with -EFAULT, and nothing is written past the end.
+ */
+TEST_F(stat, lengths)
+{
+	static const unsigned long lens[] = {
+		1, 15, 16, 17, 511, 512, 513, 1000, 100000,
+	};
+	unsigned long k, i, n;
+
+	for (k = 0; k < sizeof(lens) / sizeof(lens[0]); k++) {
+		size_t asz, len;
+		char *p, *arr;
+		void **pages;
+		int *st, *st2;
+		char name[32];
+
+		n = lens[k];
+		len = n * PSZ;
+		p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		ASSERT_TRUE(MAP_FAILED != p);
+		ASSERT_EQ(0, madvise(p, len, MADV_NOHUGEPAGE));
+		ASSERT_EQ(0, bind_node(p, len, 0));
+		for (i = 0; i < n; i += 2)
+			p[i * PSZ] = 1;
+
+		/* The array ends where an unmapped page begins */
+		asz = (n * sizeof(void *) + PSZ - 1) & ~(PSZ - 1);
+		arr = mmap(NULL, asz + PSZ, PROT_READ | PROT_WRITE,
+			   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		ASSERT_TRUE(MAP_FAILED != arr);
+		ASSERT_EQ(0, munmap(arr + asz, PSZ));
+		pages = (void **)(arr + asz - n * sizeof(void *));
+		for (i = 0; i < n; i++)
+			pages[i] = p + i * PSZ;
+
+		st = query(_metadata, pages, n);
+		snprintf(name, sizeof(name), "length_%lu", n);
+		dump("P", name, st, n);
+		for (i = 0; i < n; i++)
+			ASSERT_EQ(i % 2 ? -ENOENT : 0, st[i])
+				TH_LOG("%s: entry %lu", name, i);
+
+		st2 = malloc((n + 2) * sizeof(*st2));
+		ASSERT_TRUE(st2 != NULL);
+		for (i = 0; i < n + 2; i++)
+			st2[i] = UNSET;
+		errno = 0;
+		EXPECT_EQ(-1, move_pages(0, n + 1, pages, st2, 0));
+		EXPECT_EQ(EFAULT, errno);
+		EXPECT_EQ(UNSET, st2[n + 1]) TH_LOG("%s: written past", name);
+
+		free(st);
+		free(st2);
+		munmap(arr, asz);
+		munmap(p, len);
+	}
+}
+
+static char *ro_page(void)
+{
+	char *p = mmap(NULL, PSZ, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1,
+		       0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+/* Bad arguments: the return value and errno stock gives. */
+TEST_F(stat, bad_input)
+{
+	char *p = mmap(NULL, 2 * PSZ, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	char *ro = ro_page();
+	void *pages[4] = { p, p, p, p };
+	int st[4], status;
+	pid_t pid;
+
+	ASSERT_TRUE(MAP_FAILED != p);
+	ASSERT_TRUE(ro != NULL);
+	p[0] = 1;
+
+	/* nr_pages == 0 does nothing */
+	EXPECT_EQ(0, move_pages(0, 0, pages, st, 0));
+	/* pages unmapped */
+	errno = 0;
+	EXPECT_EQ(-1, move_pages(0, 4, (void **)(p + PSZ * 64), st, 0));
+	EXPECT_EQ(EFAULT, errno);
+	/* status read-only */
+	errno = 0;
+	EXPECT_EQ(-1, move_pages(0, 4, pages, (int *)ro, 0));
+	EXPECT_EQ(EFAULT, errno);
+	/* status NULL */
+	errno = 0;
+	EXPECT_EQ(-1, move_pages(0, 4, pages, NULL, 0));
+	EXPECT_EQ(EFAULT, errno);
+	/* invalid flags */
+	errno = 0;
+	EXPECT_EQ(-1, move_pages(0, 4, pages, st, 0x100));
+	EXPECT_EQ(EINVAL, errno);
+	/* a pid that does not exist */
+	errno = 0;
+	EXPECT_EQ(-1, move_pages(0x3fffffff, 4, pages, st, 0));
+	EXPECT_EQ(ESRCH, errno);
+	/* MPOL_MF_MOVE is accepted with a NULL node list */
+	EXPECT_EQ(0, move_pages(0, 4, pages, st, MPOL_MF_MOVE));
+
+	/* Unprivileged: MPOL_MF_MOVE_ALL and another user's process */
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		if (setgid(65534) || setuid(65534))
+			_exit(3);
+		errno = 0;
+		if (move_pages(0, 4, pages, st, MPOL_MF_MOVE_ALL) != -1 ||
+		    errno != EPERM)
+			_exit(1);
+		errno = 0;
+		if (move_pages(getppid(), 4, pages, st, 0) != -1 ||
+		    errno != EPERM)
+			_exit(2);
+		_exit(0);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	if (WEXITSTATUS(status) == 3)
+		SKIP(return, "cannot drop privileges");
+	EXPECT_EQ(0, WEXITSTATUS(status));
+}
+
+TEST_HARNESS_MAIN
