@@ -1,0 +1,2993 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit tests for pagestat_range() and pagestat_extents().
+ *
+ * Each case builds real mappings in the test kthread's own mm (attached by
+ * kunit_vm_mmap()) at fixed addresses, checks with folio_walk_start() or a
+ * raw page table probe that every mapping holds what it claims, and then
+ * holds pagestat_range() to two references: the status the layout should
+ * give, and pagestat_oracle(), the per-address body of the stock 6.12
+ * do_pages_stat_array() (mm/migrate.c), kept verbatim, so that a difference
+ * always means that the walker changed behaviour.
+ *
+ * Suites:
+ *  - pagestat_range: one case per kind of mapping, and edge cases;
+ *  - pagestat_runs: the run form tiles the range with maximal runs that
+ *    agree page by page with pagestat_range();
+ *  - pagestat_oracle: random layouts from fixed seeds, compared with the
+ *    oracle page by page.
+ *
+ * Not built, and why:
+ *  - swap entries: the test kernel has no swap device;
+ *  - PMD migration entries: a THP migration cannot be held half done;
+ *  - hwpoison entries and PTE markers: need memory_failure() or userfaultfd;
+ *  - a present PTE to a MEMORY_DEVICE_COHERENT folio: a coherent pgmap needs
+ *    arch_add_memory() over reserved RAM; the same folio_is_zone_device()
+ *    branch is taken by a device-private page mapped with vm_insert_page();
+ *  - DAX entries: need a pmem device.
+ */
+
+#include <kunit/test.h>
+#include <kunit/resource.h>
+#include <linux/mm.h>
+#include <linux/anon_inodes.h>
+#include <linux/delay.h>
+#include <linux/file.h>
+#include <linux/fs.h>
+#include <linux/huge_mm.h>
+#include <linux/hugetlb.h>
+#include <linux/ioport.h>
+#include <linux/memremap.h>
+#include <linux/mempolicy.h>
+#include <linux/migrate.h>
+#include <linux/mman.h>
+#include <linux/nodemask.h>
+#include <linux/pagestat.h>
+#include <linux/pagewalk.h>
+#include <linux/pfn_t.h>
+#include <linux/prandom.h>
+#include <linux/rmap.h>
+#include <linux/sched/coredump.h>
+#include <linux/sched/mm.h>
+#include <linux/sched/task.h>
+#include <linux/sizes.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/swapops.h>
+#include <linux/syscalls.h>
+#include <linux/uaccess.h>
+#include <asm/tlb.h>
+
+/* 16 TiB: aligned to every page table level; the cases own what is above. */
+#define PAGESTAT_BASE		BIT(44)
+#define PAGESTAT_ARENA		BIT(42)
+#define PAGESTAT_MAX_SEGS	6
+#define PAGESTAT_MAX_ENTRIES	48
+/* No walker writes this: an unwritten status slot shows. */
+#define PAGESTAT_UNSET		INT_MIN
+/* Above this many pages the oracle and the fingerprints are sampled. */
+#define PAGESTAT_FULL_CHECK	16384
+/* Compaction may migrate a page between two looks: retry before failing. */
+#define PAGESTAT_TRIES		3
+#define PAGESTAT_REPORT		8
+#define PAGESTAT_KPAGES_ORDER	3
+#define PAGESTAT_KPAGES		BIT(PAGESTAT_KPAGES_ORDER)
+/* A PUD-aligned pfn for special and devmap PMDs and PUDs; never touched. */
+#define PAGESTAT_HUGE_PFN	PHYS_PFN(SZ_1G)
+#define PAGESTAT_LAYOUTS	128
+#define PAGESTAT_RUNS_LAYOUTS	32
+
+enum pagestat_kind {
+	PAGESTAT_ANON,		/* private anon, 4 KiB pages */
+	PAGESTAT_THP,		/* private anon, MADV_HUGEPAGE, per PMD */
+	PAGESTAT_HUGETLB,	/* MAP_HUGETLB, one entry per huge page */
+	PAGESTAT_SHMEM,		/* MAP_SHARED | MAP_ANONYMOUS */
+	PAGESTAT_PFNMAP,	/* shared VM_PFNMAP file VMA, PTEs */
+	PAGESTAT_PFNMAP_HUGE,	/* shared VM_PFNMAP file VMA, PMDs or PUDs */
+	PAGESTAT_PFNMAP_COW,	/* private remap_pfn_range() of kernel pages */
+	PAGESTAT_MIXEDMAP,	/* private VM_MIXEDMAP file VMA */
+	PAGESTAT_LEAF,		/* shared VM_MIXEDMAP, PMD or PUD of a folio */
+	PAGESTAT_LEAF_COW,	/* private VM_PFNMAP, PMD of a folio */
+	PAGESTAT_GAP,		/* no VMA at all */
+};
+
+static const char * const pagestat_kind_name[] = {
+	[PAGESTAT_ANON]		= "anon",
+	[PAGESTAT_THP]		= "thp",
+	[PAGESTAT_HUGETLB]	= "hugetlb",
+	[PAGESTAT_SHMEM]	= "shmem",
+	[PAGESTAT_PFNMAP]	= "pfnmap",
+	[PAGESTAT_PFNMAP_HUGE]	= "pfnmap-huge",
+	[PAGESTAT_PFNMAP_COW]	= "pfnmap-cow",
+	[PAGESTAT_MIXEDMAP]	= "mixedmap",
+	[PAGESTAT_LEAF]		= "leaf",
+	[PAGESTAT_LEAF_COW]	= "leaf-cow",
+	[PAGESTAT_GAP]		= "gap",
+};
+
+/* What a non-allocating walk of the page tables found at one address. */
+enum pagestat_raw_level {
+	PAGESTAT_RAW_ANY,	/* only as pagestat_seg.hole: any hole */
+	PAGESTAT_RAW_NOVMA,
+	PAGESTAT_RAW_TOP_NONE,	/* PGD or P4D entry none: no PUD table */
+	PAGESTAT_RAW_PUD_NONE,	/* no PMD table */
+	PAGESTAT_RAW_PMD_NONE,	/* no PTE table */
+	PAGESTAT_RAW_PTE_NONE,
+	PAGESTAT_RAW_PUD,	/* PUD leaf or non-present PUD */
+	PAGESTAT_RAW_PMD,	/* PMD leaf or non-present PMD */
+	PAGESTAT_RAW_PTE,	/* present or non-present PTE */
+};
+
+static const char * const pagestat_raw_name[] = {
+	[PAGESTAT_RAW_ANY]	= "any",
+	[PAGESTAT_RAW_NOVMA]	= "no-vma",
+	[PAGESTAT_RAW_TOP_NONE]	= "p4d-none",
+	[PAGESTAT_RAW_PUD_NONE]	= "pud-none",
+	[PAGESTAT_RAW_PMD_NONE]	= "pmd-none",
+	[PAGESTAT_RAW_PTE_NONE]	= "pte-none",
+	[PAGESTAT_RAW_PUD]	= "pud",
+	[PAGESTAT_RAW_PMD]	= "pmd",
+	[PAGESTAT_RAW_PTE]	= "pte",
+};
+
+#define PAGESTAT_RAW_PRESENT	BIT(0)
+#define PAGESTAT_RAW_LEAF	BIT(1)	/* _PAGE_PSE on a PMD or PUD */
+#define PAGESTAT_RAW_SPECIAL	BIT(2)
+#define PAGESTAT_RAW_DEVMAP	BIT(3)
+#define PAGESTAT_RAW_HUGE_ZERO	BIT(4)
+#define PAGESTAT_RAW_MIGRATION	BIT(5)
+#define PAGESTAT_RAW_DEV_PRIV	BIT(6)
+#define PAGESTAT_RAW_DEV_EXCL	BIT(7)
+
+struct pagestat_raw {
+	u8 level;
+	u8 flags;
+	unsigned long pfn;
+};
+
+/* What folio_walk_start(FW_ZEROPAGE) found at one address. */
+struct pagestat_fw {
+	bool found;
+	u8 level;		/* enum folio_walk_level */
+	bool zero;
+	bool huge_zero;
+	bool zone_device;
+	bool device_private;
+	bool hugetlb;
+	bool large;
+	bool anon;
+	int nid;
+};
+
+/*
+ * One VMA (or gap) of a layout. @pattern has one character per entry of
+ * 1 << @shift bytes:
+ *   '.'  nothing mapped
+ *   '0'  a folio on the first node ('1': on the second): an anon page, a
+ *        PMD THP, a hugetlb page, a shmem page, a COW copy or a folio
+ *        mapped by a synthetic leaf, by @kind
+ *   'r'  shmem page allocated by a read fault, first node
+ *   'k'  kernel page mapped by vm_insert_page(), first node ('K': second)
+ *   'z'  shared zero page, huge zero PMD or zero pfn
+ *   's'  special pfn (PTE, PMD or PUD)
+ *   'd'  devmap pfn (PTE, PMD or PUD)
+ *   'x'  anon page written, then zapped by MADV_DONTNEED
+ *   'a'  THP on the first node ('b': second), PTE-mapped by zapping @zap
+ *   'e'  anon page made device-exclusive
+ *   'v'  device-private entry (migrate_vma_*() of an empty PTE)
+ *   'D'  device-private page mapped by a present PTE
+ */
+struct pagestat_seg {
+	enum pagestat_kind kind;
+	unsigned long off;	/* bytes from the layout base */
+	unsigned int shift;	/* 0: the kind's natural entry size */
+	char pattern[PAGESTAT_MAX_ENTRIES + 1];
+	unsigned int zap;	/* page in the PMD, see pagestat_zapped() */
+	bool protnone;		/* mprotect(PROT_NONE) once populated */
+	u8 hole;		/* '.': enum pagestat_raw_level expected */
+	/* set when the layout is loaded and built */
+	unsigned long start;
+	unsigned long end;
+	bool verified;
+};
+
+struct pagestat_case {
+	const char *name;
+	bool slow;		/* faults 1 GiB: left out of pagestat_runs */
+	struct pagestat_seg segs[PAGESTAT_MAX_SEGS];
+};
+
+enum pagestat_verdict {
+	PAGESTAT_OK,
+	PAGESTAT_SKIP,		/* a resource is missing: node, THP, pool */
+	PAGESTAT_FAIL,		/* the layout is not what it claims */
+};
+
+struct pagestat_run {
+	unsigned long start;
+	unsigned long end;
+	int status;
+};
+
+struct pagestat_runs {
+	struct pagestat_run *run;
+	unsigned long nr;
+	unsigned long cap;
+};
+
+struct pagestat_ctx {
+	struct kunit *test;
+	struct mm_struct *mm;
+	int nid[2];		/* nodes of '0' and '1' */
+	bool soft;		/* random layouts: count probe misses */
+	char msg[256];		/* why the last build, probe or check failed */
+	struct pagestat_seg segs[PAGESTAT_MAX_SEGS];
+	unsigned int nr_segs;
+	struct folio *folios[PAGESTAT_MAX_SEGS * 2];	/* under leaves */
+	unsigned int nr_folios;
+	/* query buffers, grown on demand; units: pages */
+	unsigned long cap;
+	int *st;
+	int *orc;
+	int *exp;
+	unsigned long *idx;	/* sampled page indexes */
+	struct pagestat_raw *fp0;
+	struct pagestat_raw *fp1;
+	struct pagestat_run *runs;
+	unsigned long first_bad;
+	/* statistics for kunit_info() */
+	unsigned long queries;
+	unsigned long pages;
+	unsigned long oracle_pages;
+	unsigned long retries;
+	unsigned long unverified;
+};
+
+/*
+ * The oracle: the per-address body of do_pages_stat_array() in 6.12
+ * mm/migrate.c, verbatim. Caller holds mmap_read_lock(mm).
+ */
+static int pagestat_oracle(struct mm_struct *mm, unsigned long addr)
+{
+	struct vm_area_struct *vma;
+	struct folio_walk fw;
+	struct folio *folio;
+	int err = -EFAULT;
+
+	vma = vma_lookup(mm, addr);
+	if (!vma)
+		goto set_status;
+
+	folio = folio_walk_start(&fw, vma, addr, FW_ZEROPAGE);
+	if (folio) {
+		if (is_zero_folio(folio) || is_huge_zero_folio(folio))
+			err = -EFAULT;
+		else if (folio_is_zone_device(folio))
+			err = -ENOENT;
+		else
+			err = folio_nid(folio);
+		folio_walk_end(&fw, vma);
+	} else {
+		err = -ENOENT;
+	}
+set_status:
+	return err;
+}
+
+/* Kernel pages behind 's', 'd' and the private remap; set by suite_init. */
+static struct page *pagestat_kpages;
+
+static unsigned long pagestat_kpfn(unsigned int i)
+{
+	return page_to_pfn(pagestat_kpages) + i;
+}
+
+/* ---------------------------------------------------------------- device */
+
+#ifdef CONFIG_DEVICE_PRIVATE
+/* One small MEMORY_DEVICE_PRIVATE pgmap, built as lib/test_hmm.c does. */
+static struct pagestat_devmem {
+	spinlock_t lock;	/* protects free and used */
+	struct page *free;
+	unsigned long used;
+	bool ready;
+	bool leaked;
+	struct dev_pagemap pgmap;	/* last: ends in a flexible array */
+} pagestat_devmem;
+
+static void pagestat_devmem_page_free(struct page *page)
+{
+	struct pagestat_devmem *dm = &pagestat_devmem;
+	unsigned long flags;
+
+	spin_lock_irqsave(&dm->lock, flags);
+	page->zone_device_data = dm->free;
+	dm->free = page;
+	dm->used--;
+	spin_unlock_irqrestore(&dm->lock, flags);
+}
+
+static vm_fault_t pagestat_devmem_migrate_to_ram(struct vm_fault *vmf)
+{
+	/* The cases never touch a device-private address. */
+	return VM_FAULT_SIGBUS;
+}
+
+static const struct dev_pagemap_ops pagestat_devmem_ops = {
+	.page_free		= pagestat_devmem_page_free,
+	.migrate_to_ram		= pagestat_devmem_migrate_to_ram,
+};
+
+static void pagestat_devmem_init(void)
+{
+	struct pagestat_devmem *dm = &pagestat_devmem;
+	unsigned long pfn, end;
+	struct resource *res;
+	void *addr;
+
+	/* A pgmap that may still be mapped must stay as it is. */
+	if (dm->leaked)
+		return;
+	spin_lock_init(&dm->lock);
+	dm->free = NULL;
+	dm->used = 0;
+	res = request_free_mem_region(&iomem_resource, SZ_2M,
+				      "pagestat_kunit");
+	if (IS_ERR_OR_NULL(res)) {
+		pr_warn("pagestat_kunit: no free region for device memory\n");
+		return;
+	}
+	memset(&dm->pgmap, 0, sizeof(dm->pgmap));
+	dm->pgmap.type = MEMORY_DEVICE_PRIVATE;
+	dm->pgmap.range.start = res->start;
+	dm->pgmap.range.end = res->end;
+	dm->pgmap.nr_range = 1;
+	dm->pgmap.ops = &pagestat_devmem_ops;
+	dm->pgmap.owner = dm;
+	addr = memremap_pages(&dm->pgmap, NUMA_NO_NODE);
+	if (IS_ERR(addr)) {
+		pr_warn("pagestat_kunit: memremap_pages: %ld\n", PTR_ERR(addr));
+		release_mem_region(res->start, resource_size(res));
+		return;
+	}
+	end = PHYS_PFN(res->end + 1);
+	for (pfn = PHYS_PFN(res->start); pfn < end; pfn++) {
+		struct page *page = pfn_to_page(pfn);
+
+		page->zone_device_data = dm->free;
+		dm->free = page;
+	}
+	dm->ready = true;
+}
+
+static void pagestat_devmem_exit(void)
+{
+	struct pagestat_devmem *dm = &pagestat_devmem;
+	int i;
+
+	if (!dm->ready)
+		return;
+	dm->ready = false;
+	/* The last case's mm may still be on its way out (exit_mm()). */
+	for (i = 0; i < 250 && READ_ONCE(dm->used); i++)
+		msleep(20);
+	if (READ_ONCE(dm->used)) {
+		/* memunmap_pages() would wait for them forever */
+		pr_warn("pagestat_kunit: %lu device pages still mapped, leaking the pgmap\n",
+			READ_ONCE(dm->used));
+		dm->leaked = true;
+		return;
+	}
+	memunmap_pages(&dm->pgmap);
+	release_mem_region(dm->pgmap.range.start, range_len(&dm->pgmap.range));
+}
+
+static bool pagestat_devmem_ready(void)
+{
+	return pagestat_devmem.ready;
+}
+
+/* Returns a device page with one reference, locked, or NULL. */
+static struct page *pagestat_devmem_alloc(void)
+{
+	struct pagestat_devmem *dm = &pagestat_devmem;
+	unsigned long flags;
+	struct page *page;
+
+	if (!dm->ready)
+		return NULL;
+	spin_lock_irqsave(&dm->lock, flags);
+	page = dm->free;
+	if (page) {
+		dm->free = page->zone_device_data;
+		dm->used++;
+	}
+	spin_unlock_irqrestore(&dm->lock, flags);
+	if (page)
+		zone_device_page_init(page);
+	return page;
+}
+#else
+static void pagestat_devmem_init(void)
+{
+}
+
+static void pagestat_devmem_exit(void)
+{
+}
+
+static bool pagestat_devmem_ready(void)
+{
+	return false;
+}
+#endif
+
+/* ---------------------------------------------------------------- probes */
+
+static bool pagestat_raw_hole(u8 level)
+{
+	return level >= PAGESTAT_RAW_TOP_NONE && level <= PAGESTAT_RAW_PTE_NONE;
+}
+
+/* Caller holds mmap_read_lock(mm). Never allocates a page table. */
+static void __pagestat_raw(struct mm_struct *mm, unsigned long addr,
+			   struct pagestat_raw *r)
+{
+	struct vm_area_struct *vma;
+	pmd_t *pmdp, pmd;
+	pud_t *pudp, pud;
+	spinlock_t *ptl;	/* of the PTE table, held for one read */
+	pte_t *ptep, pte;
+	p4d_t *p4dp;
+	pgd_t *pgdp;
+
+	memset(r, 0, sizeof(*r));
+	vma = vma_lookup(mm, addr);
+	if (!vma) {
+		r->level = PAGESTAT_RAW_NOVMA;
+		return;
+	}
+	vma_pgtable_walk_begin(vma);
+
+	pgdp = pgd_offset(mm, addr);
+	p4dp = pgd_none(*pgdp) ? NULL : p4d_offset(pgdp, addr);
+	if (!p4dp || p4d_none(*p4dp)) {
+		r->level = PAGESTAT_RAW_TOP_NONE;
+		goto out;
+	}
+	pudp = pud_offset(p4dp, addr);
+	pud = pudp_get(pudp);
+	if (pud_none(pud)) {
+		r->level = PAGESTAT_RAW_PUD_NONE;
+		goto out;
+	}
+	if (!pud_present(pud) || pud_leaf(pud)) {
+		r->level = PAGESTAT_RAW_PUD;
+		r->flags |= pud_present(pud) ? PAGESTAT_RAW_PRESENT : 0;
+		r->flags |= pud_leaf(pud) ? PAGESTAT_RAW_LEAF : 0;
+		r->flags |= pud_special(pud) ? PAGESTAT_RAW_SPECIAL : 0;
+		r->flags |= pud_devmap(pud) ? PAGESTAT_RAW_DEVMAP : 0;
+		r->pfn = pud_pfn(pud);
+		goto out;
+	}
+	pmdp = pmd_offset(pudp, addr);
+again:
+	pmd = pmdp_get_lockless(pmdp);
+	if (pmd_none(pmd)) {
+		r->level = PAGESTAT_RAW_PMD_NONE;
+		goto out;
+	}
+	if (!pmd_present(pmd) || pmd_leaf(pmd)) {
+		r->level = PAGESTAT_RAW_PMD;
+		if (pmd_present(pmd)) {
+			r->flags |= PAGESTAT_RAW_PRESENT;
+			r->flags |= pmd_leaf(pmd) ? PAGESTAT_RAW_LEAF : 0;
+			r->flags |= pmd_special(pmd) ? PAGESTAT_RAW_SPECIAL : 0;
+			r->flags |= pmd_devmap(pmd) ? PAGESTAT_RAW_DEVMAP : 0;
+			r->flags |= is_huge_zero_pmd(pmd) ?
+				    PAGESTAT_RAW_HUGE_ZERO : 0;
+			r->pfn = pmd_pfn(pmd);
+		} else if (is_pmd_migration_entry(pmd)) {
+			r->flags |= PAGESTAT_RAW_MIGRATION;
+		}
+		goto out;
+	}
+	ptep = pte_offset_map_lock(mm, pmdp, addr, &ptl);
+	if (!ptep)
+		goto again;	/* the PMD changed under us: look again */
+	pte = ptep_get(ptep);
+	pte_unmap_unlock(ptep, ptl);
+	if (pte_none(pte)) {
+		r->level = PAGESTAT_RAW_PTE_NONE;
+		goto out;
+	}
+	r->level = PAGESTAT_RAW_PTE;
+	if (pte_present(pte)) {
+		r->flags |= PAGESTAT_RAW_PRESENT;
+		r->flags |= pte_special(pte) ? PAGESTAT_RAW_SPECIAL : 0;
+		r->flags |= pte_devmap(pte) ? PAGESTAT_RAW_DEVMAP : 0;
+		r->pfn = pte_pfn(pte);
+	} else {
+		swp_entry_t entry = pte_to_swp_entry(pte);
+
+		if (is_migration_entry(entry))
+			r->flags |= PAGESTAT_RAW_MIGRATION;
+		else if (is_device_private_entry(entry))
+			r->flags |= PAGESTAT_RAW_DEV_PRIV;
+		else if (is_device_exclusive_entry(entry))
+			r->flags |= PAGESTAT_RAW_DEV_EXCL;
+		r->pfn = swp_offset(entry);
+	}
+out:
+	vma_pgtable_walk_end(vma);
+}
+
+/* Caller holds mmap_read_lock(mm). */
+static void __pagestat_fw(struct mm_struct *mm, unsigned long addr,
+			  struct pagestat_fw *r)
+{
+	struct vm_area_struct *vma;
+	struct folio_walk fw;
+	struct folio *folio;
+
+	memset(r, 0, sizeof(*r));
+	vma = vma_lookup(mm, addr);
+	if (!vma)
+		return;
+	folio = folio_walk_start(&fw, vma, addr, FW_ZEROPAGE);
+	if (!folio)
+		return;
+	r->found = true;
+	r->level = fw.level;
+	r->zero = is_zero_folio(folio);
+	r->huge_zero = is_huge_zero_folio(folio);
+	r->zone_device = folio_is_zone_device(folio);
+	r->device_private = folio_is_device_private(folio);
+	r->hugetlb = folio_test_hugetlb(folio);
+	r->large = folio_test_large(folio);
+	r->anon = folio_test_anon(folio);
+	r->nid = folio_nid(folio);
+	folio_walk_end(&fw, vma);
+}
+
+static void pagestat_fw(struct pagestat_ctx *ctx, unsigned long addr,
+			struct pagestat_fw *r)
+{
+	mmap_read_lock(ctx->mm);
+	__pagestat_fw(ctx->mm, addr, r);
+	mmap_read_unlock(ctx->mm);
+}
+
+static __printf(3, 4) enum pagestat_verdict
+pagestat_verdict(struct pagestat_ctx *ctx, enum pagestat_verdict v,
+		 const char *fmt, ...)
+{
+	va_list args;
+
+	va_start(args, fmt);
+	vsnprintf(ctx->msg, sizeof(ctx->msg), fmt, args);
+	va_end(args);
+	return v;
+}
+
+/* The pattern entry that covers @addr. */
+static char pagestat_char(const struct pagestat_seg *seg, unsigned long addr)
+{
+	return seg->pattern[(addr - seg->start) >> seg->shift];
+}
+
+static int pagestat_node(const struct pagestat_ctx *ctx, char c)
+{
+	return ctx->nid[c == '1' || c == 'K' || c == 'b'];
+}
+
+/* x86 pud_present() ignores _PAGE_PROTNONE (arch/x86/include/asm/pgtable.h) */
+static bool pagestat_protnone_1g(const struct pagestat_seg *seg)
+{
+	return seg->protnone && seg->kind == PAGESTAT_HUGETLB &&
+	       seg->shift == PUD_SHIFT;
+}
+
+/* The zapped page of a PTE-mapped THP, the linear page of a leaf-cow PMD */
+static bool pagestat_zapped(const struct pagestat_seg *seg,
+			    unsigned long addr, char c)
+{
+	return (c == 'a' || c == 'b' || seg->kind == PAGESTAT_LEAF_COW) &&
+	       ((addr & ~PMD_MASK) >> PAGE_SHIFT) == seg->zap;
+}
+
+static enum pagestat_verdict
+pagestat_probe_miss(struct pagestat_ctx *ctx, const struct pagestat_seg *seg,
+		    unsigned long addr, char c, const char *want,
+		    const struct pagestat_fw *f, const struct pagestat_raw *r)
+{
+	return pagestat_verdict(ctx, PAGESTAT_FAIL,
+				"%s segment at %#lx, '%c' at %#lx: expected %s; folio_walk: found %d level %u zero %d/%d zone_device %d hugetlb %d large %d anon %d nid %d; raw: %s flags %#x",
+				pagestat_kind_name[seg->kind], seg->start, c,
+				addr, want, f->found, f->level, f->zero,
+				f->huge_zero, f->zone_device, f->hugetlb,
+				f->large, f->anon, f->nid,
+				pagestat_raw_name[r->level], r->flags);
+}
+
+/* '0', '1', 'r', 'k', 'K', 'a', 'b': a normal folio on the right node. */
+static enum pagestat_verdict
+pagestat_probe_folio(struct pagestat_ctx *ctx, const struct pagestat_seg *seg,
+		     unsigned long addr, char c, const struct pagestat_fw *f,
+		     const struct pagestat_raw *r)
+{
+	bool hugetlb = seg->kind == PAGESTAT_HUGETLB, large = false;
+	int level = FW_LEVEL_PTE, anon = 1;
+
+	if (pagestat_protnone_1g(seg)) {
+		if (f->found || r->level != PAGESTAT_RAW_PUD ||
+		    (r->flags & PAGESTAT_RAW_PRESENT) ||
+		    !(r->flags & PAGESTAT_RAW_LEAF))
+			return pagestat_probe_miss(ctx, seg, addr, c,
+						   "a PROT_NONE 1 GiB leaf",
+						   f, r);
+		return PAGESTAT_OK;
+	}
+
+	switch (seg->kind) {
+	case PAGESTAT_THP:
+		large = true;
+		if (c == '0' || c == '1')
+			level = FW_LEVEL_PMD;
+		break;
+	case PAGESTAT_HUGETLB:
+		level = seg->shift == PUD_SHIFT ? FW_LEVEL_PUD : FW_LEVEL_PMD;
+		anon = -1;
+		break;
+	case PAGESTAT_LEAF:
+	case PAGESTAT_LEAF_COW:
+		level = seg->shift == PUD_SHIFT ? FW_LEVEL_PUD : FW_LEVEL_PMD;
+		large = true;
+		anon = 0;
+		break;
+	case PAGESTAT_SHMEM:
+		level = -1;	/* shmem THP may be enabled */
+		anon = 0;
+		break;
+	case PAGESTAT_MIXEDMAP:
+		anon = 0;
+		break;
+	default:
+		break;
+	}
+
+	if (!f->found || f->zero || f->huge_zero || f->zone_device ||
+	    (level >= 0 && f->level != level) ||
+	    (anon >= 0 && f->anon != anon) || (large && !f->large) ||
+	    f->hugetlb != hugetlb ||
+	    f->nid != pagestat_node(ctx, c))
+		return pagestat_probe_miss(ctx, seg, addr, c,
+					   "a folio on the node of its pattern",
+					   f, r);
+	return PAGESTAT_OK;
+}
+
+/* Caller holds mmap_read_lock(). Must not assert. */
+static enum pagestat_verdict
+pagestat_probe_entry(struct pagestat_ctx *ctx, const struct pagestat_seg *seg,
+		     unsigned long addr)
+{
+	char c = pagestat_char(seg, addr);
+	u8 level = PAGESTAT_RAW_PTE;
+	struct pagestat_raw r;
+	struct pagestat_fw f;
+
+	__pagestat_fw(ctx->mm, addr, &f);
+	__pagestat_raw(ctx->mm, addr, &r);
+
+	if (seg->kind == PAGESTAT_GAP) {
+		if (r.level != PAGESTAT_RAW_NOVMA)
+			return pagestat_probe_miss(ctx, seg, addr, c, "no VMA",
+						   &f, &r);
+		return PAGESTAT_OK;
+	}
+	if (seg->shift == PUD_SHIFT)
+		level = PAGESTAT_RAW_PUD;
+	else if (seg->shift == PMD_SHIFT)
+		level = PAGESTAT_RAW_PMD;
+
+	switch (c) {
+	case '.':
+		if (!pagestat_raw_hole(r.level) || f.found ||
+		    (seg->hole && r.level != seg->hole))
+			return pagestat_probe_miss(ctx, seg, addr, c,
+						   pagestat_raw_name[seg->hole],
+						   &f, &r);
+		return PAGESTAT_OK;
+	case 'x':
+		if (r.level != PAGESTAT_RAW_PTE_NONE)
+			return pagestat_probe_miss(ctx, seg, addr, c,
+						   "an empty PTE", &f, &r);
+		return PAGESTAT_OK;
+	case 'a':
+	case 'b':
+		if (pagestat_zapped(seg, addr, c)) {
+			if (r.level != PAGESTAT_RAW_PTE_NONE)
+				return pagestat_probe_miss(ctx, seg, addr, c,
+							   "the zapped PTE",
+							   &f, &r);
+			return PAGESTAT_OK;
+		}
+		fallthrough;
+	case '0':
+	case '1':
+		/* vm_normal_page_pmd(): the linear pfn of a VM_PFNMAP */
+		if (pagestat_zapped(seg, addr, c)) {
+			if (f.found || r.level != PAGESTAT_RAW_PMD ||
+			    (r.flags & PAGESTAT_RAW_SPECIAL))
+				return pagestat_probe_miss(ctx, seg, addr, c,
+							   "a leaf, no folio",
+							   &f, &r);
+			return PAGESTAT_OK;
+		}
+		fallthrough;
+	case 'r':
+	case 'k':
+	case 'K':
+		return pagestat_probe_folio(ctx, seg, addr, c, &f, &r);
+	case 'z':
+		if (!f.found ||
+		    (seg->kind == PAGESTAT_THP ?
+		     !f.huge_zero || f.level != FW_LEVEL_PMD :
+		     !f.zero || f.level != FW_LEVEL_PTE))
+			return pagestat_probe_miss(ctx, seg, addr, c,
+						   "a zero folio", &f, &r);
+		return PAGESTAT_OK;
+	case 's':
+	case 'd':
+		if (f.found || r.level != level ||
+		    !(r.flags & PAGESTAT_RAW_PRESENT) ||
+		    !(r.flags & (c == 's' ? PAGESTAT_RAW_SPECIAL :
+				 PAGESTAT_RAW_DEVMAP)))
+			return pagestat_probe_miss(ctx, seg, addr, c,
+						   c == 's' ? "special" :
+						   "devmap", &f, &r);
+		return PAGESTAT_OK;
+	case 'e':
+	case 'v':
+		if (r.level != PAGESTAT_RAW_PTE ||
+		    !(r.flags & (c == 'e' ? PAGESTAT_RAW_DEV_EXCL :
+				 PAGESTAT_RAW_DEV_PRIV)))
+			return pagestat_probe_miss(ctx, seg, addr, c,
+						   c == 'e' ? "dev-exclusive" :
+						   "dev-private", &f, &r);
+		return PAGESTAT_OK;
+	case 'D':
+		if (!f.found || !f.device_private || f.level != FW_LEVEL_PTE)
+			return pagestat_probe_miss(ctx, seg, addr, c,
+						   "a device-private page",
+						   &f, &r);
+		return PAGESTAT_OK;
+	default:
+		return pagestat_probe_miss(ctx, seg, addr, c,
+					   "a known pattern character", &f, &r);
+	}
+}
+
+/* Every small entry, and the first, middle and last page of a huge one. */
+static enum pagestat_verdict pagestat_probe_seg(struct pagestat_ctx *ctx,
+						const struct pagestat_seg *seg)
+{
+	unsigned long size = 1UL << seg->shift, e, off[6];
+	enum pagestat_verdict v = PAGESTAT_OK;
+	unsigned int j, n;
+
+	mmap_read_lock(ctx->mm);
+	for (e = seg->start; e < seg->end && v == PAGESTAT_OK; e += size) {
+		char c = pagestat_char(seg, e);
+
+		n = 0;
+		off[n++] = 0;
+		if (size > PAGE_SIZE) {
+			off[n++] = size / 2;
+			off[n++] = size - PAGE_SIZE;
+		}
+		if (c == 'a' || c == 'b' || seg->kind == PAGESTAT_LEAF_COW) {
+			off[n++] = (unsigned long)seg->zap << PAGE_SHIFT;
+			if (seg->zap)
+				off[n++] = (seg->zap - 1UL) << PAGE_SHIFT;
+			if (seg->zap + 1 < PMD_SIZE / PAGE_SIZE)
+				off[n++] = (seg->zap + 1UL) << PAGE_SHIFT;
+		}
+		for (j = 0; j < n && v == PAGESTAT_OK; j++)
+			v = pagestat_probe_entry(ctx, seg, e + off[j]);
+		if (!((e - seg->start) % (64 * size)))
+			cond_resched();
+	}
+	mmap_read_unlock(ctx->mm);
+	return v;
+}
+
+/* ---------------------------------------------------------------- builders */
+
+/* Sets the task mempolicy to bind:@nid, or back to default. */
+static int pagestat_bind(int nid)
+{
+	struct mempolicy *pol = NULL, *old;
+	char buf[16];
+
+	if (nid != NUMA_NO_NODE) {
+		snprintf(buf, sizeof(buf), "bind:%d", nid);
+		/* mpol_new() is static: the tmpfs mount option parser is not */
+		if (mpol_parse_str(buf, &pol))
+			return -EINVAL;
+	}
+	/* as do_set_mempolicy() does for the current task */
+	task_lock(current);
+	old = current->mempolicy;
+	current->mempolicy = pol;
+	task_unlock(current);
+	mpol_put(old);
+	return 0;
+}
+
+/* Faults [addr, addr + len) in, with the task bound to @nid. */
+static int pagestat_populate(struct pagestat_ctx *ctx, unsigned long addr,
+			     unsigned long len, bool write, int nid)
+{
+	int ret = pagestat_bind(nid);
+
+	if (!ret)
+		ret = do_madvise(ctx->mm, addr, len,
+				 write ? MADV_POPULATE_WRITE :
+				 MADV_POPULATE_READ);
+	pagestat_bind(NUMA_NO_NODE);
+	return ret;
+}
+
+static int pagestat_mmap(struct file *file, unsigned long addr,
+			 unsigned long len, unsigned long flags)
+{
+	unsigned long ret;
+
+	ret = vm_mmap(file, addr, len, PROT_READ | PROT_WRITE,
+		      flags | MAP_FIXED_NOREPLACE, 0);
+	if (IS_ERR_VALUE(ret))
+		return (int)ret;
+	return ret == addr ? 0 : -EADDRINUSE;
+}
+
+/*
+ * mprotect(PROT_NONE) without a syscall: the loop of do_mprotect_pkey()
+ * (mm/mprotect.c), which is static.
+ */
+static int pagestat_mprotect_none(struct mm_struct *mm, unsigned long start,
+				  unsigned long end)
+{
+	struct vm_area_struct *vma, *prev;
+	struct mmu_gather tlb;
+	unsigned long addr, next;
+	int err = 0;
+
+	mmap_write_lock(mm);
+	tlb_gather_mmu(&tlb, mm);
+	for (addr = start; addr < end && !err; addr = next) {
+		VMA_ITERATOR(vmi, mm, addr);
+
+		vma = vma_find(&vmi, end);
+		if (!vma || vma->vm_start > addr) {
+			err = -ENOMEM;
+			break;
+		}
+		prev = vma_prev(&vmi);
+		if (addr > vma->vm_start)
+			prev = vma;
+		vma = vma_find(&vmi, end);
+		next = min(vma->vm_end, end);
+		err = mprotect_fixup(&vmi, &tlb, vma, &prev, addr, next,
+				     vma->vm_flags & ~VM_ACCESS_FLAGS);
+	}
+	tlb_finish_mmu(&tlb);
+	mmap_write_unlock(mm);
+	return err;
+}
+
+/* A file whose VMAs are VM_PFNMAP or VM_MIXEDMAP, like a device's. */
+struct pagestat_fmode {
+	unsigned long vm_flags;
+	unsigned long pgoff;	/* if set: the VMA's vm_pgoff, a linear pfn */
+	bool remap;		/* remap_pfn_range() the kernel pages */
+};
+
+static struct pagestat_fmode pagestat_fmode_pfnmap = {
+	.vm_flags = VM_PFNMAP | VM_IO,
+};
+
+static struct pagestat_fmode pagestat_fmode_mixedmap = {
+	.vm_flags = VM_MIXEDMAP,
+};
+
+static struct pagestat_fmode pagestat_fmode_remap = {
+	.remap = true,
+};
+
+/* COW VM_PFNMAP without remap_pfn_range(); .pgoff set by the builder */
+static struct pagestat_fmode pagestat_fmode_linear = {
+	.vm_flags = VM_PFNMAP | VM_IO,
+};
+
+static vm_fault_t pagestat_vm_fault(struct vm_fault *vmf)
+{
+	/* Only the builders put entries here. */
+	return VM_FAULT_SIGBUS;
+}
+
+/* Without vm_ops a VMA counts as anonymous (vma_is_anonymous()). */
+static const struct vm_operations_struct pagestat_vm_ops = {
+	.fault		= pagestat_vm_fault,
+};
+
+static int pagestat_file_mmap(struct file *file, struct vm_area_struct *vma)
+{
+	const struct pagestat_fmode *mode = file->private_data;
+
+	vma->vm_ops = &pagestat_vm_ops;
+	if (mode->remap) {
+		/* a COW mapping must be remapped whole (remap_pfn_range()) */
+		if (vma_pages(vma) > PAGESTAT_KPAGES)
+			return -EINVAL;
+		return remap_pfn_range(vma, vma->vm_start, pagestat_kpfn(0),
+				       vma->vm_end - vma->vm_start,
+				       vma->vm_page_prot);
+	}
+	vm_flags_set(vma, mode->vm_flags | VM_DONTEXPAND | VM_DONTDUMP);
+	if (mode->pgoff)
+		vma->vm_pgoff = mode->pgoff;
+	return 0;
+}
+
+static const struct file_operations pagestat_fops = {
+	.owner		= THIS_MODULE,
+	.mmap		= pagestat_file_mmap,
+};
+
+static int pagestat_mmap_file(struct pagestat_fmode *mode, unsigned long addr,
+			      unsigned long len, unsigned long flags)
+{
+	struct file *file;
+	int ret;
+
+	file = anon_inode_getfile("[pagestat_kunit]", &pagestat_fops, mode,
+				  O_RDWR);
+	if (IS_ERR(file))
+		return PTR_ERR(file);
+	ret = pagestat_mmap(file, addr, len, flags);
+	fput(file);
+	return ret;
+}
+
+static enum pagestat_verdict pagestat_build_anon(struct pagestat_ctx *ctx,
+						 struct pagestat_seg *seg)
+{
+	unsigned long addr, len = seg->end - seg->start;
+	int ret;
+
+	ret = pagestat_mmap(NULL, seg->start, len,
+			    MAP_PRIVATE | MAP_ANONYMOUS);
+	if (!ret)
+		/* 4 KiB pages, whatever the THP mode */
+		ret = do_madvise(ctx->mm, seg->start, len, MADV_NOHUGEPAGE);
+	if (ret)
+		return pagestat_verdict(ctx, PAGESTAT_FAIL,
+					"anon mmap at %#lx: %d", seg->start,
+					ret);
+	for (addr = seg->start; addr < seg->end; addr += PAGE_SIZE) {
+		char c = seg->pattern[(addr - seg->start) >> PAGE_SHIFT];
+
+		if (c == '0' || c == '1' || c == 'x' || c == 'e')
+			ret = pagestat_populate(ctx, addr, PAGE_SIZE, true,
+						pagestat_node(ctx, c));
+		else if (c == 'z')
+			ret = pagestat_populate(ctx, addr, PAGE_SIZE, false,
+						NUMA_NO_NODE);
+		if (ret)
+			return pagestat_verdict(ctx, PAGESTAT_FAIL,
+						"populating '%c' at %#lx: %d",
+						c, addr, ret);
+	}
+	return PAGESTAT_OK;
+}
+
+static enum pagestat_verdict pagestat_build_thp(struct pagestat_ctx *ctx,
+						struct pagestat_seg *seg)
+{
+	unsigned long addr, len = seg->end - seg->start;
+	struct pagestat_fw f;
+	int ret;
+
+	ret = pagestat_mmap(NULL, seg->start, len,
+			    MAP_PRIVATE | MAP_ANONYMOUS);
+	if (!ret)
+		/* transparent_hugepage=madvise needs it */
+		ret = do_madvise(ctx->mm, seg->start, len, MADV_HUGEPAGE);
+	if (ret)
+		return pagestat_verdict(ctx, PAGESTAT_FAIL,
+					"THP mmap at %#lx: %d", seg->start,
+					ret);
+	for (addr = seg->start; addr < seg->end; addr += PMD_SIZE) {
+		char c = seg->pattern[(addr - seg->start) >> PMD_SHIFT];
+
+		if (c == '.')
+			continue;
+		ret = pagestat_populate(ctx, addr, PMD_SIZE, c != 'z',
+					c == 'z' ? NUMA_NO_NODE :
+					pagestat_node(ctx, c));
+		if (ret)
+			return pagestat_verdict(ctx, PAGESTAT_FAIL,
+						"populating '%c' at %#lx: %d",
+						c, addr, ret);
+		/* A failed THP allocation silently falls back to 4 KiB. */
+		pagestat_fw(ctx, addr, &f);
+		if (c == 'z' && (!f.found || !f.huge_zero ||
+				 f.level != FW_LEVEL_PMD))
+			return pagestat_verdict(ctx, PAGESTAT_SKIP,
+						"no huge zero PMD at %#lx (THP disabled or no huge zero folio?)",
+						addr);
+		if (c != 'z' && (!f.found || f.level != FW_LEVEL_PMD))
+			return pagestat_verdict(ctx, PAGESTAT_SKIP,
+						"THP allocation on node %d fell back to small pages at %#lx",
+						pagestat_node(ctx, c), addr);
+	}
+	return PAGESTAT_OK;
+}
+
+/* The previous case's mm may still be returning its pages (exit_mm()). */
+static bool pagestat_hugetlb_wait(struct hstate *h, int nid, unsigned int nr)
+{
+	int i;
+
+	for (i = 0; i < 100; i++) {
+		if (READ_ONCE(h->free_huge_pages_node[nid]) >= nr)
+			return true;
+		msleep(20);
+	}
+	return false;
+}
+
+static enum pagestat_verdict pagestat_build_hugetlb(struct pagestat_ctx *ctx,
+						    struct pagestat_seg *seg)
+{
+	unsigned long addr, size = 1UL << seg->shift;
+	unsigned long len = seg->end - seg->start;
+	unsigned int idx, need[2] = { };
+	struct hstate *h;
+	int ret;
+
+	h = size_to_hstate(size);
+	if (!h)
+		return pagestat_verdict(ctx, PAGESTAT_SKIP,
+					"no %lu MiB hugetlb hstate (hugepagesz=)",
+					size >> 20);
+	for (idx = 0; seg->pattern[idx]; idx++)
+		if (seg->pattern[idx] != '.')
+			need[seg->pattern[idx] == '1']++;
+	for (idx = 0; idx < 2; idx++)
+		if (need[idx] && !pagestat_hugetlb_wait(h, ctx->nid[idx],
+							need[idx]))
+			return pagestat_verdict(ctx, PAGESTAT_SKIP,
+						"needs %u free %lu MiB hugetlb pages on node %d (hugepages=)",
+						need[idx], size >> 20,
+						ctx->nid[idx]);
+
+	/*
+	 * vm_mmap() ignores MAP_HUGETLB (only ksys_mmap_pgoff() makes the
+	 * hugetlbfs file); the default policy keeps the reservation global.
+	 */
+	addr = ksys_mmap_pgoff(seg->start, len, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB |
+			       MAP_FIXED_NOREPLACE |
+			       ((unsigned long)seg->shift << MAP_HUGE_SHIFT),
+			       -1UL, 0);
+	if (addr == (unsigned long)-ENOMEM)
+		return pagestat_verdict(ctx, PAGESTAT_SKIP,
+					"no %lu MiB hugetlb pages to reserve",
+					size >> 20);
+	if (addr != seg->start)
+		return pagestat_verdict(ctx, PAGESTAT_FAIL,
+					"hugetlb mmap at %#lx: %ld", seg->start,
+					(long)addr);
+	for (addr = seg->start; addr < seg->end; addr += size) {
+		char c = pagestat_char(seg, addr);
+
+		if (c == '.')
+			continue;
+		ret = pagestat_populate(ctx, addr, size, true,
+					pagestat_node(ctx, c));
+		if (ret)
+			return pagestat_verdict(ctx, PAGESTAT_SKIP,
+						"no %lu MiB hugetlb page on node %d: %d",
+						size >> 20,
+						pagestat_node(ctx, c), ret);
+	}
+	return PAGESTAT_OK;
+}
+
+static enum pagestat_verdict pagestat_build_shmem(struct pagestat_ctx *ctx,
+						  struct pagestat_seg *seg)
+{
+	unsigned long addr;
+	int ret;
+
+	ret = pagestat_mmap(NULL, seg->start, seg->end - seg->start,
+			    MAP_SHARED | MAP_ANONYMOUS);
+	if (ret)
+		return pagestat_verdict(ctx, PAGESTAT_FAIL,
+					"shmem mmap at %#lx: %d", seg->start,
+					ret);
+	for (addr = seg->start; addr < seg->end; addr += PAGE_SIZE) {
+		char c = seg->pattern[(addr - seg->start) >> PAGE_SHIFT];
+
+		if (c == '.')
+			continue;
+		/* shmem allocates on read faults too: no zero page */
+		ret = pagestat_populate(ctx, addr, PAGE_SIZE, c != 'r',
+					pagestat_node(ctx, c));
+		if (ret)
+			return pagestat_verdict(ctx, PAGESTAT_FAIL,
+						"populating '%c' at %#lx: %d",
+						c, addr, ret);
+	}
+	return PAGESTAT_OK;
+}
+
+/* Inserts a special or devmap PMD or PUD, as a huge pfnmap fault would. */
+static vm_fault_t pagestat_insert_huge(struct mm_struct *mm,
+				       struct vm_area_struct *vma,
+				       unsigned long addr, unsigned int shift,
+				       pfn_t pfn)
+{
+	struct vm_fault vmf = { .vma = vma, .address = addr };
+	p4d_t *p4d;
+
+	p4d = p4d_alloc(mm, pgd_offset(mm, addr), addr);
+	if (!p4d)
+		return VM_FAULT_OOM;
+	vmf.pud = pud_alloc(mm, p4d, addr);
+	if (!vmf.pud)
+		return VM_FAULT_OOM;
+	if (shift == PUD_SHIFT)
+		return vmf_insert_pfn_pud(&vmf, pfn, false);
+	vmf.pmd = pmd_alloc(mm, vmf.pud, addr);
+	if (!vmf.pmd)
+		return VM_FAULT_OOM;
+	return vmf_insert_pfn_pmd(&vmf, pfn, false);
+}
+
+/* One entry of a VM_PFNMAP or VM_MIXEDMAP segment; mmap_read_lock held. */
+static int pagestat_fill_pfn(struct pagestat_ctx *ctx,
+			     const struct pagestat_seg *seg,
+			     struct vm_area_struct *vma, unsigned long addr,
+			     char c)
+{
+	pfn_t huge = pfn_to_pfn_t(PAGESTAT_HUGE_PFN);
+	pfn_t pfn = pfn_to_pfn_t(pagestat_kpfn(1));
+	vm_fault_t fault = VM_FAULT_NOPAGE;
+	struct page *page;
+	int err;
+
+	if (c == 'd') {
+		huge = __pfn_to_pfn_t(PAGESTAT_HUGE_PFN, PFN_DEV | PFN_MAP);
+		pfn = __pfn_to_pfn_t(pagestat_kpfn(2), PFN_DEV | PFN_MAP);
+	} else if (c == 'z') {
+		pfn = pfn_to_pfn_t(my_zero_pfn(addr));
+	}
+
+	switch (c) {
+	case 's':
+	case 'd':
+	case 'z':
+		if (seg->kind == PAGESTAT_PFNMAP_HUGE)
+			fault = pagestat_insert_huge(ctx->mm, vma, addr,
+						     seg->shift, huge);
+		else if (seg->kind == PAGESTAT_PFNMAP)
+			fault = vmf_insert_pfn(vma, addr, pfn_t_to_pfn(pfn));
+		else
+			/* zero pfns in a VM_MIXEDMAP need a COW mapping */
+			fault = vmf_insert_mixed(vma, addr, pfn);
+		return fault == VM_FAULT_NOPAGE ? 0 : -EIO;
+	case 'k':
+	case 'K':
+		page = alloc_pages_node(pagestat_node(ctx, c),
+					GFP_KERNEL | __GFP_THISNODE |
+					__GFP_NOWARN, 0);
+		if (!page)
+			return -ENOMEM;
+		err = vm_insert_page(vma, addr, page);
+		/* the PTE holds the only reference from now on */
+		put_page(page);
+		return err;
+#ifdef CONFIG_DEVICE_PRIVATE
+	case 'D':
+		page = pagestat_devmem_alloc();
+		if (!page)
+			return -ENOSPC;
+		unlock_page(page);
+		err = vm_insert_page(vma, addr, page);
+		put_page(page);
+		return err;
+#endif
+	default:
+		return 0;
+	}
+}
+
+/* Installs the entries of a VM_PFNMAP or VM_MIXEDMAP segment. */
+static enum pagestat_verdict pagestat_fill_pfns(struct pagestat_ctx *ctx,
+						struct pagestat_seg *seg)
+{
+	unsigned long addr, size = 1UL << seg->shift;
+	struct vm_area_struct *vma;
+	int err = 0;
+	char c = 0;
+
+	mmap_read_lock(ctx->mm);
+	vma = vma_lookup(ctx->mm, seg->start);
+	for (addr = seg->start; vma && addr < seg->end; addr += size) {
+		c = pagestat_char(seg, addr);
+		err = pagestat_fill_pfn(ctx, seg, vma, addr, c);
+		if (err)
+			break;
+	}
+	mmap_read_unlock(ctx->mm);
+
+	if (!vma)
+		return pagestat_verdict(ctx, PAGESTAT_FAIL, "no VMA at %#lx",
+					seg->start);
+	if (err == -ENOSPC)
+		return pagestat_verdict(ctx, PAGESTAT_SKIP,
+					"out of device pages");
+	if (err)
+		return pagestat_verdict(ctx, PAGESTAT_FAIL,
+					"inserting '%c' at %#lx: %d", c, addr,
+					err);
+	return PAGESTAT_OK;
+}
+
+static enum pagestat_verdict pagestat_build_pfns(struct pagestat_ctx *ctx,
+						 struct pagestat_seg *seg)
+{
+	unsigned long len = seg->end - seg->start;
+	int ret;
+
+	/* without them pmd_special() and pud_special() are always false */
+	if (seg->kind == PAGESTAT_PFNMAP_HUGE && seg->shift == PUD_SHIFT &&
+	    !IS_ENABLED(CONFIG_ARCH_SUPPORTS_PUD_PFNMAP))
+		return pagestat_verdict(ctx, PAGESTAT_SKIP,
+					"needs CONFIG_ARCH_SUPPORTS_PUD_PFNMAP");
+	if (seg->kind == PAGESTAT_PFNMAP_HUGE && seg->shift == PMD_SHIFT &&
+	    !IS_ENABLED(CONFIG_ARCH_SUPPORTS_PMD_PFNMAP))
+		return pagestat_verdict(ctx, PAGESTAT_SKIP,
+					"needs CONFIG_ARCH_SUPPORTS_PMD_PFNMAP");
+	/* vmf_insert_pfn*() BUG() on a COW VM_PFNMAP mapping */
+	if (seg->kind == PAGESTAT_MIXEDMAP)
+		ret = pagestat_mmap_file(&pagestat_fmode_mixedmap, seg->start,
+					 len, MAP_PRIVATE);
+	else
+		ret = pagestat_mmap_file(&pagestat_fmode_pfnmap, seg->start,
+					 len, MAP_SHARED);
+	if (ret)
+		return pagestat_verdict(ctx, PAGESTAT_FAIL,
+					"%s mmap at %#lx: %d",
+					pagestat_kind_name[seg->kind],
+					seg->start, ret);
+	return pagestat_fill_pfns(ctx, seg);
+}
+
+static enum pagestat_verdict pagestat_build_cow(struct pagestat_ctx *ctx,
+						struct pagestat_seg *seg)
+{
+	unsigned long addr;
+	int ret;
+
+	ret = pagestat_mmap_file(&pagestat_fmode_remap, seg->start,
+				 seg->end - seg->start, MAP_PRIVATE);
+	if (ret)
+		return pagestat_verdict(ctx, PAGESTAT_FAIL,
+					"remap mmap at %#lx: %d", seg->start,
+					ret);
+	for (addr = seg->start; addr < seg->end; addr += PAGE_SIZE) {
+		char c = seg->pattern[(addr - seg->start) >> PAGE_SHIFT];
+
+		if (c != '0' && c != '1')
+			continue;
+		/* GUP refuses VM_IO | VM_PFNMAP: take a real write fault */
+		ret = pagestat_bind(pagestat_node(ctx, c));
+		if (!ret)
+			ret = put_user((u8)1, (u8 __user *)addr);
+		pagestat_bind(NUMA_NO_NODE);
+		if (ret)
+			return pagestat_verdict(ctx, PAGESTAT_FAIL,
+						"COW write at %#lx: %d", addr,
+						ret);
+	}
+	return PAGESTAT_OK;
+}
+
+KUNIT_DEFINE_ACTION_WRAPPER(pagestat_folio_put, folio_put, struct folio *);
+
+/* A folio for a synthetic leaf: 1 GiB from alloc_contig, 2 MiB from buddy. */
+static struct folio *pagestat_leaf_folio(struct pagestat_ctx *ctx,
+					 unsigned int shift, int nid)
+{
+	gfp_t gfp = GFP_KERNEL | __GFP_THISNODE | __GFP_NOWARN;
+	struct folio *folio;
+
+	if (ctx->nr_folios == ARRAY_SIZE(ctx->folios))
+		return NULL;
+	if (shift == PUD_SHIFT)
+		folio = folio_alloc_gigantic(PUD_ORDER, gfp | __GFP_COMP, nid,
+					     NULL);
+	else
+		folio = __folio_alloc_node(gfp, PMD_ORDER, nid);
+	if (!folio)
+		return NULL;
+	/* a backstop if the case stops early; runs after exit_mm() */
+	if (kunit_add_action_or_reset(ctx->test, pagestat_folio_put, folio))
+		return NULL;
+	ctx->folios[ctx->nr_folios++] = folio;
+	return folio;
+}
+
+/* Installs a PMD or PUD leaf of @folio; mmap_read_lock held. */
+static int pagestat_set_leaf(struct mm_struct *mm, struct vm_area_struct *vma,
+			     unsigned long addr, unsigned int shift,
+			     struct folio *folio)
+{
+	spinlock_t *ptl;	/* pud_lock() or pmd_lock() */
+	int ret = 0;
+	p4d_t *p4d;
+	pud_t *pud;
+	pmd_t *pmd;
+
+	p4d = p4d_alloc(mm, pgd_offset(mm, addr), addr);
+	pud = p4d ? pud_alloc(mm, p4d, addr) : NULL;
+	if (!pud)
+		return -ENOMEM;
+	if (shift == PUD_SHIFT) {
+		ptl = pud_lock(mm, pud);
+		if (pud_none(*pud))
+			set_pud_at(mm, addr, pud,
+				   pud_mkhuge(pfn_pud(folio_pfn(folio),
+						      vma->vm_page_prot)));
+		else
+			ret = -EBUSY;
+		spin_unlock(ptl);
+		return ret;
+	}
+	pmd = pmd_alloc(mm, pud, addr);
+	if (!pmd)
+		return -ENOMEM;
+	ptl = pmd_lock(mm, pmd);
+	if (pmd_none(*pmd))
+		set_pmd_at(mm, addr, pmd,
+			   pmd_mkhuge(pfn_pmd(folio_pfn(folio),
+					      vma->vm_page_prot)));
+	else
+		ret = -EBUSY;
+	spin_unlock(ptl);
+	return ret;
+}
+
+/*
+ * PMD and PUD leaves outside hugetlb and THP that are neither special nor
+ * devmap: stock reads a PUD with pud_page() (there is no
+ * vm_normal_page_pud() in 6.12), a PMD with vm_normal_page_pmd(), which in
+ * a COW VM_PFNMAP VMA hides the one page whose linear pfn (vm_pgoff +
+ * index) is the PMD's pfn. zap_huge_pud() BUG()s unless the VMA is
+ * vma_is_special_huge(), hence file VMAs; zapping there only clears the
+ * entry, so the folios are put after the unmap (pagestat_teardown()).
+ */
+static enum pagestat_verdict pagestat_build_leaf(struct pagestat_ctx *ctx,
+						 struct pagestat_seg *seg)
+{
+	unsigned long addr, size = 1UL << seg->shift;
+	unsigned int first = ctx->nr_folios, i;
+	struct vm_area_struct *vma;
+	int ret = 0;
+
+	if (seg->shift == PUD_SHIFT && !IS_ENABLED(CONFIG_CONTIG_ALLOC))
+		return pagestat_verdict(ctx, PAGESTAT_SKIP,
+					"needs CONFIG_CONTIG_ALLOC");
+	/* allocate first: alloc_contig_range() migrates what is in the way */
+	for (addr = seg->start; addr < seg->end; addr += size) {
+		char c = pagestat_char(seg, addr);
+
+		if (c == '.')
+			continue;
+		if (!pagestat_leaf_folio(ctx, seg->shift,
+					 pagestat_node(ctx, c)))
+			return pagestat_verdict(ctx, PAGESTAT_SKIP,
+						"no free %lu MiB range on node %d",
+						size >> 20,
+						pagestat_node(ctx, c));
+	}
+	if (seg->kind == PAGESTAT_LEAF_COW) {
+		if (seg->shift != PMD_SHIFT || seg->end - seg->start != size ||
+		    first == ctx->nr_folios)
+			return pagestat_verdict(ctx, PAGESTAT_FAIL,
+						"leaf-cow: one populated PMD");
+		pagestat_fmode_linear.pgoff = folio_pfn(ctx->folios[first]) -
+					      seg->zap;
+		ret = pagestat_mmap_file(&pagestat_fmode_linear, seg->start,
+					 size, MAP_PRIVATE);
+	} else {
+		ret = pagestat_mmap_file(&pagestat_fmode_mixedmap, seg->start,
+					 seg->end - seg->start, MAP_SHARED);
+	}
+	if (ret)
+		return pagestat_verdict(ctx, PAGESTAT_FAIL,
+					"%s mmap at %#lx: %d",
+					pagestat_kind_name[seg->kind],
+					seg->start, ret);
+
+	mmap_read_lock(ctx->mm);
+	vma = vma_lookup(ctx->mm, seg->start);
+	i = first;
+	for (addr = seg->start; vma && addr < seg->end && !ret; addr += size)
+		if (pagestat_char(seg, addr) != '.')
+			ret = pagestat_set_leaf(ctx->mm, vma, addr, seg->shift,
+						ctx->folios[i++]);
+	mmap_read_unlock(ctx->mm);
+	if (!vma || ret)
+		return pagestat_verdict(ctx, PAGESTAT_FAIL,
+					"installing a leaf at %#lx: %d",
+					seg->start, ret);
+	return PAGESTAT_OK;
+}
+
+#ifdef CONFIG_DEVICE_PRIVATE
+/* 'e' and 'v' entries of an anon segment. */
+static enum pagestat_verdict pagestat_build_device(struct pagestat_ctx *ctx,
+						   struct pagestat_seg *seg)
+{
+	unsigned long addr, src, dst;
+	struct vm_area_struct *vma;
+	struct page *page;
+	int ret = 0;
+	char c = 0;
+
+	mmap_read_lock(ctx->mm);
+	for (addr = seg->start; addr < seg->end && !ret; addr += PAGE_SIZE) {
+		c = seg->pattern[(addr - seg->start) >> PAGE_SHIFT];
+		vma = vma_lookup(ctx->mm, addr);
+		if (c == 'e') {
+			page = NULL;
+			ret = make_device_exclusive_range(ctx->mm, addr,
+							  addr + PAGE_SIZE,
+							  &page,
+							  &pagestat_devmem);
+			if (ret == 1 && page) {
+				unlock_page(page);
+				put_page(page);
+				ret = 0;
+			} else {
+				ret = ret < 0 ? ret : -EBUSY;
+			}
+		} else if (c == 'v' && vma) {
+			struct migrate_vma args = {
+				.vma		= vma,
+				.start		= addr,
+				.end		= addr + PAGE_SIZE,
+				.src		= &src,
+				.dst		= &dst,
+				.pgmap_owner	= &pagestat_devmem,
+				.flags		= MIGRATE_VMA_SELECT_SYSTEM,
+			};
+
+			ret = migrate_vma_setup(&args);
+			if (ret)
+				break;
+			dst = 0;
+			/* an empty PTE: nothing to copy (lib/test_hmm.c) */
+			if ((src & MIGRATE_PFN_MIGRATE) &&
+			    !migrate_pfn_to_page(src)) {
+				page = pagestat_devmem_alloc();
+				if (page)
+					dst = migrate_pfn(page_to_pfn(page));
+			}
+			migrate_vma_pages(&args);
+			migrate_vma_finalize(&args);
+			if (!dst)
+				ret = -EBUSY;
+		}
+	}
+	mmap_read_unlock(ctx->mm);
+	if (ret)
+		return pagestat_verdict(ctx, PAGESTAT_FAIL,
+					"making '%c' at %#lx: %d", c,
+					addr - PAGE_SIZE, ret);
+	return PAGESTAT_OK;
+}
+#else
+static enum pagestat_verdict pagestat_build_device(struct pagestat_ctx *ctx,
+						   struct pagestat_seg *seg)
+{
+	return pagestat_verdict(ctx, PAGESTAT_SKIP,
+				"needs CONFIG_DEVICE_PRIVATE");
+}
+#endif
+
+/*
+ * Phase 1 maps and populates; phase 2, once khugepaged is kept away,
+ * zaps, makes device entries and applies PROT_NONE.
+ */
+static enum pagestat_verdict pagestat_build_seg(struct pagestat_ctx *ctx,
+						struct pagestat_seg *seg,
+						int phase)
+{
+	enum pagestat_verdict v = PAGESTAT_OK;
+	unsigned long addr;
+	int ret = 0;
+
+	if (phase == 1) {
+		if (strpbrk(seg->pattern, "1Kb") &&
+		    ctx->nid[1] == NUMA_NO_NODE)
+			return pagestat_verdict(ctx, PAGESTAT_SKIP,
+						"needs a second NUMA node with memory");
+		if (strpbrk(seg->pattern, "evD") && !pagestat_devmem_ready())
+			return pagestat_verdict(ctx, PAGESTAT_SKIP,
+						"needs device-private memory (CONFIG_DEVICE_PRIVATE)");
+		switch (seg->kind) {
+		case PAGESTAT_ANON:
+			return pagestat_build_anon(ctx, seg);
+		case PAGESTAT_THP:
+			return pagestat_build_thp(ctx, seg);
+		case PAGESTAT_HUGETLB:
+			return pagestat_build_hugetlb(ctx, seg);
+		case PAGESTAT_SHMEM:
+			return pagestat_build_shmem(ctx, seg);
+		case PAGESTAT_PFNMAP:
+		case PAGESTAT_PFNMAP_HUGE:
+		case PAGESTAT_MIXEDMAP:
+			return pagestat_build_pfns(ctx, seg);
+		case PAGESTAT_PFNMAP_COW:
+			return pagestat_build_cow(ctx, seg);
+		case PAGESTAT_LEAF:
+		case PAGESTAT_LEAF_COW:
+			return pagestat_build_leaf(ctx, seg);
+		case PAGESTAT_GAP:
+			return PAGESTAT_OK;
+		}
+		return pagestat_verdict(ctx, PAGESTAT_FAIL, "unknown kind %d",
+					seg->kind);
+	}
+
+	/* zap_pmd_range() splits a THP's PMD; the folio stays large */
+	for (addr = seg->start; addr < seg->end && !ret; addr += PAGE_SIZE) {
+		char c = pagestat_char(seg, addr);
+
+		if (seg->kind != PAGESTAT_ANON && seg->kind != PAGESTAT_THP)
+			break;
+		if ((seg->kind == PAGESTAT_ANON && c == 'x') ||
+		    (seg->kind == PAGESTAT_THP &&
+		     pagestat_zapped(seg, addr, c)))
+			ret = do_madvise(ctx->mm, addr, PAGE_SIZE,
+					 MADV_DONTNEED);
+	}
+	if (ret)
+		return pagestat_verdict(ctx, PAGESTAT_FAIL,
+					"MADV_DONTNEED in %#lx: %d",
+					seg->start, ret);
+	if (seg->kind == PAGESTAT_ANON && strpbrk(seg->pattern, "ev"))
+		v = pagestat_build_device(ctx, seg);
+	if (v == PAGESTAT_OK && seg->protnone) {
+		ret = pagestat_mprotect_none(ctx->mm, seg->start, seg->end);
+		if (ret)
+			v = pagestat_verdict(ctx, PAGESTAT_FAIL,
+					     "mprotect(PROT_NONE) at %#lx: %d",
+					     seg->start, ret);
+	}
+	return v;
+}
+
+static void pagestat_place(struct pagestat_seg *seg, unsigned long base)
+{
+	unsigned long n = strlen(seg->pattern);
+
+	seg->start = base + seg->off;
+	seg->end = seg->start + (n << seg->shift);
+}
+
+/* Copies @segs (ended by an empty pattern) to @ctx, placed at @base. */
+static void pagestat_load(struct pagestat_ctx *ctx,
+			  const struct pagestat_seg *segs, unsigned long base)
+{
+	unsigned int i;
+
+	for (i = 0; i < PAGESTAT_MAX_SEGS && segs[i].pattern[0]; i++) {
+		struct pagestat_seg *seg = &ctx->segs[i];
+
+		*seg = segs[i];
+		if (!seg->shift && seg->kind == PAGESTAT_THP)
+			seg->shift = PMD_SHIFT;
+		else if (!seg->shift && seg->kind == PAGESTAT_LEAF_COW)
+			seg->shift = PMD_SHIFT;
+		else if (!seg->shift)
+			seg->shift = PAGE_SHIFT;
+		pagestat_place(seg, base);
+		seg->verified = false;
+	}
+	ctx->nr_segs = i;
+}
+
+static void pagestat_dump(struct pagestat_ctx *ctx)
+{
+	unsigned int i;
+
+	for (i = 0; i < ctx->nr_segs; i++) {
+		const struct pagestat_seg *seg = &ctx->segs[i];
+
+		kunit_info(ctx->test,
+			   "  seg %u: %s [%#lx, %#lx) shift %u \"%s\" zap %u%s%s\n",
+			   i, pagestat_kind_name[seg->kind], seg->start,
+			   seg->end, seg->shift, seg->pattern, seg->zap,
+			   seg->protnone ? " PROT_NONE" : "",
+			   seg->verified ? "" : " (unverified)");
+	}
+}
+
+/* A miss in a random layout: count it, fail only if it is not a resource. */
+static void pagestat_soft_miss(struct pagestat_ctx *ctx, unsigned int i,
+			       enum pagestat_verdict v)
+{
+	ctx->unverified++;
+	ctx->segs[i].verified = false;
+	KUNIT_EXPECT_NE_MSG(ctx->test, v, PAGESTAT_FAIL, "segment %u: %s", i,
+			    ctx->msg);
+}
+
+/* A page in migration looks away for a moment: look twice. */
+static enum pagestat_verdict
+pagestat_probe_twice(struct pagestat_ctx *ctx, const struct pagestat_seg *seg)
+{
+	enum pagestat_verdict v = pagestat_probe_seg(ctx, seg);
+
+	if (v != PAGESTAT_FAIL)
+		return v;
+	msleep(20);
+	return pagestat_probe_seg(ctx, seg);
+}
+
+/* Builds and probes the loaded layout. */
+static enum pagestat_verdict pagestat_build(struct pagestat_ctx *ctx)
+{
+	enum pagestat_verdict v;
+	unsigned int i;
+	int phase;
+
+	for (i = 0; i < ctx->nr_segs; i++)
+		ctx->segs[i].verified = true;
+	for (phase = 1; phase <= 2; phase++) {
+		for (i = 0; i < ctx->nr_segs; i++) {
+			if (!ctx->segs[i].verified)
+				continue;
+			v = pagestat_build_seg(ctx, &ctx->segs[i], phase);
+			if (v == PAGESTAT_OK)
+				continue;
+			if (!ctx->soft)
+				return v;
+			pagestat_soft_miss(ctx, i, v);
+		}
+		/* khugepaged must not collapse what phase 2 splits */
+		if (phase == 1)
+			set_bit(MMF_DISABLE_THP, &ctx->mm->flags);
+	}
+	for (i = 0; i < ctx->nr_segs; i++) {
+		if (!ctx->segs[i].verified)
+			continue;
+		v = pagestat_probe_twice(ctx, &ctx->segs[i]);
+		if (v == PAGESTAT_OK)
+			continue;
+		if (!ctx->soft)
+			return v;
+		pagestat_soft_miss(ctx, i, v);
+	}
+	return PAGESTAT_OK;
+}
+
+/* Re-probes the layout: a query must not have split or changed it. */
+static enum pagestat_verdict pagestat_reprobe(struct pagestat_ctx *ctx)
+{
+	enum pagestat_verdict v;
+	unsigned int i;
+
+	for (i = 0; i < ctx->nr_segs; i++) {
+		if (!ctx->segs[i].verified)
+			continue;
+		v = pagestat_probe_twice(ctx, &ctx->segs[i]);
+		if (v != PAGESTAT_OK)
+			return v;
+	}
+	return PAGESTAT_OK;
+}
+
+static void pagestat_settle(struct kunit *test, struct pagestat_ctx *ctx,
+			    enum pagestat_verdict v)
+{
+	if (v == PAGESTAT_SKIP)
+		kunit_skip(test, "%s", ctx->msg);
+	KUNIT_ASSERT_EQ_MSG(test, v, PAGESTAT_OK, "%s", ctx->msg);
+}
+
+/* Unmaps everything now: pools and device pages are back for the next case. */
+static void pagestat_teardown(struct pagestat_ctx *ctx)
+{
+	unsigned int i;
+
+	KUNIT_EXPECT_EQ(ctx->test, vm_munmap(PAGESTAT_BASE, PAGESTAT_ARENA), 0);
+	for (i = 0; i < ctx->nr_segs; i++) {
+		const struct pagestat_seg *seg = &ctx->segs[i];
+
+		if (seg->start < PAGESTAT_BASE ||
+		    seg->end > PAGESTAT_BASE + PAGESTAT_ARENA)
+			KUNIT_EXPECT_EQ(ctx->test,
+					vm_munmap(seg->start,
+						  seg->end - seg->start), 0);
+	}
+	/* the synthetic leaves are gone: their folios can go */
+	while (ctx->nr_folios)
+		kunit_release_action(ctx->test, pagestat_folio_put,
+				     ctx->folios[--ctx->nr_folios]);
+	clear_bit(MMF_DISABLE_THP, &ctx->mm->flags);
+	ctx->nr_segs = 0;
+}
+
+/* ---------------------------------------------------------------- checks */
+
+static int pagestat_expect(const struct pagestat_ctx *ctx, unsigned long addr)
+{
+	const struct pagestat_seg *seg = NULL;
+	unsigned int i;
+	char c;
+
+	for (i = 0; i < ctx->nr_segs; i++) {
+		if (addr >= ctx->segs[i].start && addr < ctx->segs[i].end) {
+			seg = &ctx->segs[i];
+			break;
+		}
+	}
+	if (!seg || seg->kind == PAGESTAT_GAP)
+		return -EFAULT;
+	if (!seg->verified)
+		return PAGESTAT_UNSET;
+
+	c = pagestat_char(seg, addr);
+	switch (c) {
+	case '0':
+	case '1':
+	case 'r':
+	case 'k':
+	case 'K':
+	case 'a':
+	case 'b':
+		if (pagestat_protnone_1g(seg) || pagestat_zapped(seg, addr, c))
+			return -ENOENT;
+		return pagestat_node(ctx, c);
+	case 'z':
+		return -EFAULT;
+	default:
+		/* holes, special and devmap pfns, swap-like entries, devices */
+		return -ENOENT;
+	}
+}
+
+static const char *pagestat_describe(const struct pagestat_ctx *ctx,
+				     unsigned long addr, char *buf, size_t len)
+{
+	unsigned int i;
+
+	for (i = 0; i < ctx->nr_segs; i++) {
+		const struct pagestat_seg *seg = &ctx->segs[i];
+
+		if (addr >= seg->start && addr < seg->end) {
+			snprintf(buf, len, "'%c' of %s segment %u",
+				 pagestat_char(seg, addr),
+				 pagestat_kind_name[seg->kind], i);
+			return buf;
+		}
+	}
+	return "no segment";
+}
+
+static bool pagestat_sampled(unsigned long i, unsigned long nr,
+			     unsigned long addr)
+{
+	unsigned long in_pmd = (addr & ~PMD_MASK) >> PAGE_SHIFT;
+
+	if (nr <= PAGESTAT_FULL_CHECK || i < 1024 || nr - i <= 1024)
+		return true;
+	/* both sides of every PMD boundary, and a stride in between */
+	if (in_pmd < 2 || in_pmd >= PMD_SIZE / PAGE_SIZE - 2)
+		return true;
+	return !(i % 61);
+}
+
+static int pagestat_reserve(struct pagestat_ctx *ctx, unsigned long nr)
+{
+	if (nr <= ctx->cap)
+		return 0;
+	kvfree(ctx->st);
+	kvfree(ctx->orc);
+	kvfree(ctx->exp);
+	kvfree(ctx->idx);
+	kvfree(ctx->fp0);
+	kvfree(ctx->fp1);
+	kvfree(ctx->runs);
+	ctx->st = kvcalloc(nr, sizeof(*ctx->st), GFP_KERNEL);
+	ctx->orc = kvcalloc(nr, sizeof(*ctx->orc), GFP_KERNEL);
+	ctx->exp = kvcalloc(nr, sizeof(*ctx->exp), GFP_KERNEL);
+	ctx->idx = kvcalloc(nr, sizeof(*ctx->idx), GFP_KERNEL);
+	ctx->fp0 = kvcalloc(nr, sizeof(*ctx->fp0), GFP_KERNEL);
+	ctx->fp1 = kvcalloc(nr, sizeof(*ctx->fp1), GFP_KERNEL);
+	ctx->runs = kvcalloc(nr, sizeof(*ctx->runs), GFP_KERNEL);
+	ctx->cap = 0;
+	if (!ctx->st || !ctx->orc || !ctx->exp || !ctx->idx || !ctx->fp0 ||
+	    !ctx->fp1 || !ctx->runs)
+		return -ENOMEM;
+	ctx->cap = nr;
+	return 0;
+}
+
+static void pagestat_ctx_release(void *data)
+{
+	struct pagestat_ctx *ctx = data;
+
+	kvfree(ctx->st);
+	kvfree(ctx->orc);
+	kvfree(ctx->exp);
+	kvfree(ctx->idx);
+	kvfree(ctx->fp0);
+	kvfree(ctx->fp1);
+	kvfree(ctx->runs);
+}
+
+static void pagestat_fingerprint(struct pagestat_ctx *ctx, unsigned long start,
+				 unsigned long m, struct pagestat_raw *fp)
+{
+	unsigned long i;
+
+	mmap_read_lock(ctx->mm);
+	for (i = 0; i < m; i++) {
+		__pagestat_raw(ctx->mm, start + ctx->idx[i] * PAGE_SIZE,
+			       &fp[i]);
+		if (!(i % 1024))
+			cond_resched();
+	}
+	mmap_read_unlock(ctx->mm);
+}
+
+/* Small pages may migrate meanwhile; leaves, special and devmap may not. */
+static bool pagestat_raw_same(const struct pagestat_raw *a,
+			      const struct pagestat_raw *b)
+{
+	if (a->level != b->level || a->flags != b->flags)
+		return false;
+	if (a->level == PAGESTAT_RAW_PTE &&
+	    !(a->flags & (PAGESTAT_RAW_SPECIAL | PAGESTAT_RAW_DEVMAP)))
+		return true;
+	return a->pfn == b->pfn;
+}
+
+static unsigned long pagestat_fp_changes(struct pagestat_ctx *ctx,
+					 unsigned long m, unsigned long *first)
+{
+	unsigned long i, n = 0;
+
+	for (i = 0; i < m; i++) {
+		if (pagestat_raw_same(&ctx->fp0[i], &ctx->fp1[i]))
+			continue;
+		if (!n++)
+			*first = i;
+	}
+	return n;
+}
+
+/* pagestat_range() and the oracle over the same range, under one lock. */
+static int pagestat_query(struct pagestat_ctx *ctx, unsigned long start,
+			  unsigned long nr, unsigned long m)
+{
+	unsigned long i;
+	int ret;
+
+	for (i = 0; i < nr; i++) {
+		ctx->st[i] = PAGESTAT_UNSET;
+		ctx->orc[i] = PAGESTAT_UNSET;
+	}
+	mmap_read_lock(ctx->mm);
+	ret = pagestat_range(ctx->mm, start, nr, ctx->st);
+	for (i = 0; i < m; i++) {
+		unsigned long p = ctx->idx[i];
+
+		ctx->orc[p] = pagestat_oracle(ctx->mm, start + p * PAGE_SIZE);
+		if (!(i % 1024))
+			cond_resched();
+	}
+	mmap_read_unlock(ctx->mm);
+	return ret;
+}
+
+static unsigned long pagestat_count_bad(struct pagestat_ctx *ctx,
+					unsigned long start, unsigned long nr)
+{
+	unsigned long i, bad = 0;
+
+	for (i = 0; i < nr; i++) {
+		int st = ctx->st[i];
+
+		if ((ctx->exp[i] != PAGESTAT_UNSET && st != ctx->exp[i]) ||
+		    (ctx->orc[i] != PAGESTAT_UNSET && st != ctx->orc[i])) {
+			if (!bad++)
+				ctx->first_bad = start + i * PAGE_SIZE;
+		}
+	}
+	return bad;
+}
+
+static void pagestat_report(struct pagestat_ctx *ctx, unsigned long start,
+			    unsigned long nr)
+{
+	struct kunit *test = ctx->test;
+	unsigned long i, shown = 0;
+	char buf[64];
+
+	for (i = 0; i < nr && shown < PAGESTAT_REPORT; i++) {
+		unsigned long addr = start + i * PAGE_SIZE;
+		const char *what = pagestat_describe(ctx, addr, buf,
+						     sizeof(buf));
+		int st = ctx->st[i];
+
+		if ((ctx->exp[i] == PAGESTAT_UNSET || st == ctx->exp[i]) &&
+		    (ctx->orc[i] == PAGESTAT_UNSET || st == ctx->orc[i]))
+			continue;
+		shown++;
+		if (ctx->exp[i] != PAGESTAT_UNSET)
+			KUNIT_EXPECT_EQ_MSG(test, st, ctx->exp[i],
+					    "page %lu at %#lx (%s): pagestat_range() vs the layout",
+					    i, addr, what);
+		if (ctx->orc[i] != PAGESTAT_UNSET)
+			KUNIT_EXPECT_EQ_MSG(test, st, ctx->orc[i],
+					    "page %lu at %#lx (%s): pagestat_range() vs the stock loop",
+					    i, addr, what);
+	}
+}
+
+/*
+ * Queries the @nr pages from @start (which need not be aligned) and holds
+ * every status to the layout (where verified) and to the oracle (on every
+ * page, or on a sample of large ranges); the page tables must look the
+ * same before and after. Returns the number of faults found.
+ */
+static unsigned long pagestat_check_range(struct pagestat_ctx *ctx,
+					  unsigned long start,
+					  unsigned long nr)
+{
+	unsigned long i, m = 0, bad = 0, changed, first = 0;
+	struct kunit *test = ctx->test;
+	int ret = 0, try;
+	char buf[64];
+
+	KUNIT_ASSERT_EQ(test, pagestat_reserve(ctx, nr), 0);
+	for (i = 0; i < nr; i++) {
+		unsigned long addr = start + i * PAGE_SIZE;
+
+		ctx->exp[i] = pagestat_expect(ctx, addr);
+		if (pagestat_sampled(i, nr, addr))
+			ctx->idx[m++] = i;
+	}
+	pagestat_fingerprint(ctx, start, m, ctx->fp0);
+	for (try = 0; try < PAGESTAT_TRIES; try++) {
+		if (try) {
+			ctx->retries++;
+			msleep(20);
+		}
+		ret = pagestat_query(ctx, start, nr, m);
+		bad = pagestat_count_bad(ctx, start, nr);
+		if (!ret && !bad)
+			break;
+	}
+	pagestat_fingerprint(ctx, start, m, ctx->fp1);
+	changed = pagestat_fp_changes(ctx, m, &first);
+	if (changed) {
+		/* a migration in flight settles; a split does not */
+		msleep(50);
+		pagestat_fingerprint(ctx, start, m, ctx->fp1);
+		changed = pagestat_fp_changes(ctx, m, &first);
+	}
+
+	ctx->queries++;
+	ctx->pages += nr;
+	ctx->oracle_pages += m;
+	KUNIT_EXPECT_EQ_MSG(test, ret, 0, "pagestat_range(%#lx, %lu)", start,
+			    nr);
+	if (bad)
+		pagestat_report(ctx, start, nr);
+	KUNIT_EXPECT_EQ_MSG(test, bad, 0,
+			    "pages of [%#lx, +%lu pages) that differ; first at %#lx",
+			    start, nr, ctx->first_bad);
+	if (changed) {
+		unsigned long addr = start + ctx->idx[first] * PAGE_SIZE;
+
+		KUNIT_EXPECT_EQ_MSG(test, changed, 0,
+				    "the query changed the page tables: first at %#lx (%s): %s flags %#x pfn %#lx became %s flags %#x pfn %#lx",
+				    addr, pagestat_describe(ctx, addr, buf,
+							    sizeof(buf)),
+				    pagestat_raw_name[ctx->fp0[first].level],
+				    ctx->fp0[first].flags, ctx->fp0[first].pfn,
+				    pagestat_raw_name[ctx->fp1[first].level],
+				    ctx->fp1[first].flags, ctx->fp1[first].pfn);
+	}
+	return bad + changed + !!ret;
+}
+
+static void pagestat_span(const struct pagestat_ctx *ctx, unsigned long *start,
+			  unsigned long *end)
+{
+	unsigned int i;
+
+	*start = ULONG_MAX;
+	*end = 0;
+	for (i = 0; i < ctx->nr_segs; i++) {
+		*start = min(*start, ctx->segs[i].start);
+		*end = max(*end, ctx->segs[i].end);
+	}
+}
+
+/* The layout and two pages on either side. */
+static unsigned long pagestat_check_layout(struct pagestat_ctx *ctx)
+{
+	unsigned long start, end;
+
+	pagestat_span(ctx, &start, &end);
+	return pagestat_check_range(ctx, start - 2 * PAGE_SIZE,
+				    ((end - start) >> PAGE_SHIFT) + 4);
+}
+
+/* ---------------------------------------------------------------- cases */
+
+static int pagestat_case_init(struct kunit *test)
+{
+	struct pagestat_ctx *ctx;
+	unsigned long addr;
+	int nid;
+
+	ctx = kunit_kzalloc(test, sizeof(*ctx), GFP_KERNEL);
+	if (!ctx)
+		return -ENOMEM;
+	/*
+	 * kunit_vm_mmap() attaches a fresh mm to this kthread the first
+	 * time (lib/kunit/user_alloc.c); this page lands near mmap_base,
+	 * far from the arena. A failed vm_mmap() comes back as -errno.
+	 */
+	addr = kunit_vm_mmap(test, NULL, 0, PAGE_SIZE, PROT_READ | PROT_WRITE,
+			     MAP_PRIVATE | MAP_ANONYMOUS, 0);
+	if (!addr || IS_ERR_VALUE(addr) || !current->mm)
+		return -ENOMEM;
+	ctx->test = test;
+	ctx->mm = current->mm;
+	nid = first_node(node_states[N_MEMORY]);
+	ctx->nid[0] = nid;
+	nid = next_node(nid, node_states[N_MEMORY]);
+	ctx->nid[1] = nid < MAX_NUMNODES ? nid : NUMA_NO_NODE;
+	if (kunit_add_action_or_reset(test, pagestat_ctx_release, ctx))
+		return -ENOMEM;
+	test->priv = ctx;
+	return 0;
+}
+
+static int pagestat_suite_init(struct kunit_suite *suite)
+{
+	pagestat_kpages = alloc_pages(GFP_KERNEL | __GFP_ZERO,
+				      PAGESTAT_KPAGES_ORDER);
+	if (!pagestat_kpages)
+		return -ENOMEM;
+	pagestat_devmem_init();
+	return 0;
+}
+
+static void pagestat_suite_exit(struct kunit_suite *suite)
+{
+	pagestat_devmem_exit();
+	/* a dying mm may still map them as special PTEs: never read */
+	if (pagestat_kpages)
+		__free_pages(pagestat_kpages, PAGESTAT_KPAGES_ORDER);
+	pagestat_kpages = NULL;
+}
+
+#define PAGESTAT_P(n)	((n) * PAGE_SIZE)
+
+/*
+ * One row per kind of mapping. Unless a row says otherwise a segment is
+ * placed at PAGESTAT_BASE + .off, and the query covers the whole layout
+ * and two pages on either side.
+ */
+static const struct pagestat_case pagestat_cases[] = {
+	{
+		.name = "anon 4K on node 0",
+		.segs = { { .kind = PAGESTAT_ANON, .pattern = "00000000" } },
+	}, {
+		.name = "anon 4K on node 1",
+		.segs = { { .kind = PAGESTAT_ANON, .pattern = "11111111" } },
+	}, {
+		.name = "anon 4K, both nodes, zero page, holes",
+		.segs = { { .kind = PAGESTAT_ANON, .pattern = "0z1.x0z1" } },
+	}, {
+		.name = "shared zero page",
+		.segs = { { .kind = PAGESTAT_ANON, .pattern = "zzzz" } },
+	}, {
+		.name = "empty PTEs after MADV_DONTNEED",
+		.segs = { { .kind = PAGESTAT_ANON, .pattern = "0xx0xx" } },
+	}, {
+		.name = "no VMA between two VMAs",
+		.segs = {
+			{ .kind = PAGESTAT_ANON, .pattern = "01" },
+			{ .kind = PAGESTAT_GAP, .off = PAGESTAT_P(2),
+			  .pattern = "...." },
+			{ .kind = PAGESTAT_ANON, .off = PAGESTAT_P(6),
+			  .pattern = "z0" },
+		},
+	}, {
+		.name = "untouched VMA, no PTE table (PMD entry none)",
+		.segs = {
+			{ .kind = PAGESTAT_ANON,
+			  .off = SZ_2M - PAGESTAT_P(2), .pattern = "0z" },
+			{ .kind = PAGESTAT_ANON, .off = SZ_2M,
+			  .pattern = "....", .hole = PAGESTAT_RAW_PMD_NONE },
+		},
+	}, {
+		.name = "untouched VMA, no PMD table (PUD entry none)",
+		.segs = {
+			{ .kind = PAGESTAT_ANON,
+			  .off = SZ_1G - PAGESTAT_P(2), .pattern = "0z" },
+			{ .kind = PAGESTAT_ANON, .off = SZ_1G,
+			  .pattern = "....", .hole = PAGESTAT_RAW_PUD_NONE },
+		},
+	}, {
+		.name = "untouched VMA, no PUD table (P4D entry none)",
+		.segs = {
+			{ .kind = PAGESTAT_ANON,
+			  .off = P4D_SIZE - PAGESTAT_P(2), .pattern = "0z" },
+			{ .kind = PAGESTAT_ANON, .off = P4D_SIZE,
+			  .pattern = "....", .hole = PAGESTAT_RAW_TOP_NONE },
+		},
+	}, {
+		.name = "untouched VMA alone",
+		.segs = { { .kind = PAGESTAT_ANON, .pattern = "........",
+			    .hole = PAGESTAT_RAW_TOP_NONE } },
+	}, {
+		.name = "huge zero PMD",
+		.segs = { { .kind = PAGESTAT_THP, .pattern = "z" } },
+	}, {
+		.name = "THP on node 0",
+		.segs = { { .kind = PAGESTAT_THP, .pattern = "0" } },
+	}, {
+		.name = "THP on node 1",
+		.segs = { { .kind = PAGESTAT_THP, .pattern = "1" } },
+	}, {
+		.name = "PTE-mapped THP on node 0",
+		.segs = { { .kind = PAGESTAT_THP, .pattern = "a",
+			    .zap = 100 } },
+	}, {
+		.name = "PTE-mapped THP on node 1",
+		.segs = { { .kind = PAGESTAT_THP, .pattern = "b",
+			    .zap = 511 } },
+	}, {
+		.name = "THPs, huge zero PMD and an empty PMD",
+		.segs = { { .kind = PAGESTAT_THP, .pattern = "0z.1" } },
+	}, {
+		.name = "PROT_NONE anon 4K",
+		.segs = { { .kind = PAGESTAT_ANON, .pattern = "0z.1",
+			    .protnone = true } },
+	}, {
+		.name = "PROT_NONE THP and huge zero PMD",
+		.segs = { { .kind = PAGESTAT_THP, .pattern = "0z",
+			    .protnone = true } },
+	}, {
+		.name = "hugetlb 2M on node 0",
+		.segs = { { .kind = PAGESTAT_HUGETLB, .shift = PMD_SHIFT,
+			    .pattern = "0." } },
+	}, {
+		.name = "hugetlb 2M on node 1",
+		.segs = { { .kind = PAGESTAT_HUGETLB, .shift = PMD_SHIFT,
+			    .pattern = "1." } },
+	}, {
+		.name = "PROT_NONE hugetlb 2M",
+		.segs = { { .kind = PAGESTAT_HUGETLB, .shift = PMD_SHIFT,
+			    .pattern = "01", .protnone = true } },
+	}, {
+		.name = "hugetlb 1G on node 0",
+		.slow = true,
+		.segs = { { .kind = PAGESTAT_HUGETLB, .shift = PUD_SHIFT,
+			    .pattern = "0" } },
+	}, {
+		.name = "hugetlb 1G on node 1",
+		.slow = true,
+		.segs = { { .kind = PAGESTAT_HUGETLB, .shift = PUD_SHIFT,
+			    .pattern = "1" } },
+	}, {
+		.name = "hugetlb 1G not faulted",
+		.segs = { { .kind = PAGESTAT_HUGETLB, .shift = PUD_SHIFT,
+			    .pattern = "." } },
+	}, {
+		.name = "PROT_NONE hugetlb 1G",
+		.slow = true,
+		.segs = { { .kind = PAGESTAT_HUGETLB, .shift = PUD_SHIFT,
+			    .pattern = "0", .protnone = true } },
+	}, {
+		.name = "shmem, MAP_SHARED anon",
+		.segs = { { .kind = PAGESTAT_SHMEM, .pattern = "01r.0" } },
+	}, {
+		.name = "PFNMAP special and zero pfns",
+		.segs = { { .kind = PAGESTAT_PFNMAP, .pattern = "sz.s" } },
+	}, {
+		.name = "private PFNMAP with COW'd pages",
+		.segs = { { .kind = PAGESTAT_PFNMAP_COW, .pattern = "0s1s" } },
+	}, {
+		.name = "MIXEDMAP pages, special, zero and devmap pfns",
+		.segs = { { .kind = PAGESTAT_MIXEDMAP, .pattern = "kKszd." } },
+	}, {
+		.name = "PFNMAP special and devmap PMDs",
+		.segs = { { .kind = PAGESTAT_PFNMAP_HUGE, .shift = PMD_SHIFT,
+			    .pattern = "s.d" } },
+	}, {
+		.name = "PFNMAP special PUD",
+		.segs = { { .kind = PAGESTAT_PFNMAP_HUGE, .shift = PUD_SHIFT,
+			    .pattern = "s" } },
+	}, {
+		.name = "PFNMAP devmap PUD",
+		.segs = { { .kind = PAGESTAT_PFNMAP_HUGE, .shift = PUD_SHIFT,
+			    .pattern = "d" } },
+	}, {
+		.name = "PUD leaf of a gigantic folio on node 0",
+		.segs = { { .kind = PAGESTAT_LEAF, .shift = PUD_SHIFT,
+			    .pattern = "0" } },
+	}, {
+		.name = "PUD leaf of a gigantic folio on node 1",
+		.segs = { { .kind = PAGESTAT_LEAF, .shift = PUD_SHIFT,
+			    .pattern = "1" } },
+	}, {
+		.name = "MIXEDMAP PMD leaves of 2M folios",
+		.segs = { { .kind = PAGESTAT_LEAF, .shift = PMD_SHIFT,
+			    .pattern = "0.1" } },
+	}, {
+		.name = "COW PFNMAP PMD leaf, page 5 at its linear pfn",
+		.segs = { { .kind = PAGESTAT_LEAF_COW, .pattern = "1",
+			    .zap = 5 } },
+	}, {
+		.name = "device-private entries",
+		.segs = { { .kind = PAGESTAT_ANON, .pattern = "v0v." } },
+	}, {
+		.name = "device-exclusive entries",
+		.segs = { { .kind = PAGESTAT_ANON, .pattern = "e0e1" } },
+	}, {
+		.name = "device-private pages, present PTEs",
+		.segs = { { .kind = PAGESTAT_MIXEDMAP, .pattern = "D.Dk" } },
+	}, {
+		.name = "range across a PMD boundary",
+		.segs = { { .kind = PAGESTAT_ANON,
+			    .off = SZ_2M - PAGESTAT_P(4),
+			    .pattern = "0z1.0x10" } },
+	}, {
+		.name = "range across a PUD boundary",
+		.segs = {
+			{ .kind = PAGESTAT_THP, .off = SZ_1G - SZ_2M,
+			  .pattern = "0" },
+			{ .kind = PAGESTAT_ANON, .off = SZ_1G,
+			  .pattern = "1z0" },
+		},
+	}, {
+		.name = "range across a P4D boundary",
+		.segs = {
+			{ .kind = PAGESTAT_ANON,
+			  .off = P4D_SIZE - PAGESTAT_P(2), .pattern = "01" },
+			{ .kind = PAGESTAT_SHMEM, .off = P4D_SIZE,
+			  .pattern = "0." },
+		},
+	}, {
+		.name = "adjacent VMAs of six kinds",
+		.segs = {
+			{ .kind = PAGESTAT_SHMEM, .pattern = "0." },
+			{ .kind = PAGESTAT_ANON, .off = PAGESTAT_P(2),
+			  .pattern = "z1" },
+			{ .kind = PAGESTAT_PFNMAP, .off = PAGESTAT_P(4),
+			  .pattern = "sz" },
+			{ .kind = PAGESTAT_MIXEDMAP, .off = PAGESTAT_P(6),
+			  .pattern = "k." },
+			{ .kind = PAGESTAT_PFNMAP_COW, .off = PAGESTAT_P(8),
+			  .pattern = "0s" },
+			{ .kind = PAGESTAT_ANON, .off = PAGESTAT_P(10),
+			  .pattern = "x0" },
+		},
+	},
+};
+
+KUNIT_ARRAY_PARAM_DESC(pagestat_range, pagestat_cases, name);
+
+/* Each kind alone: expected status and oracle on every page, no change. */
+static void pagestat_range_kind(struct kunit *test)
+{
+	const struct pagestat_case *tc = test->param_value;
+	struct pagestat_ctx *ctx = test->priv;
+
+	pagestat_load(ctx, tc->segs, PAGESTAT_BASE);
+	pagestat_settle(test, ctx, pagestat_build(ctx));
+	pagestat_check_layout(ctx);
+	pagestat_settle(test, ctx, pagestat_reprobe(ctx));
+	pagestat_teardown(ctx);
+}
+
+static const struct pagestat_seg pagestat_small_layout[] = {
+	{ .kind = PAGESTAT_ANON, .off = PAGESTAT_P(1), .pattern = "0z.x0" },
+	{ .kind = PAGESTAT_SHMEM, .off = PAGESTAT_P(7), .pattern = "0." },
+	{ }
+};
+
+/* nr_pages == 0 writes nothing and succeeds. */
+static void pagestat_range_empty(struct kunit *test)
+{
+	struct pagestat_ctx *ctx = test->priv;
+	int st[4] = { PAGESTAT_UNSET, PAGESTAT_UNSET, PAGESTAT_UNSET,
+		      PAGESTAT_UNSET };
+	int ret0, ret1;
+
+	pagestat_load(ctx, pagestat_small_layout, PAGESTAT_BASE);
+	pagestat_settle(test, ctx, pagestat_build(ctx));
+	mmap_read_lock(ctx->mm);
+	ret0 = pagestat_range(ctx->mm, ctx->segs[0].start, 0, st);
+	ret1 = pagestat_range(ctx->mm, 0, 0, st);
+	mmap_read_unlock(ctx->mm);
+	KUNIT_EXPECT_EQ(test, ret0, 0);
+	KUNIT_EXPECT_EQ(test, ret1, 0);
+	KUNIT_EXPECT_EQ(test, st[0], PAGESTAT_UNSET);
+	KUNIT_EXPECT_EQ(test, st[1], PAGESTAT_UNSET);
+	pagestat_teardown(ctx);
+}
+
+/*
+ * A range that wraps past the top of the address space, or whose length in
+ * bytes overflows, is refused before anything is written.
+ */
+static void pagestat_range_overflow(struct kunit *test)
+{
+	struct pagestat_ctx *ctx = test->priv;
+	int st[4] = { PAGESTAT_UNSET, PAGESTAT_UNSET, PAGESTAT_UNSET,
+		      PAGESTAT_UNSET };
+	int ret[3], top, i;
+
+	pagestat_load(ctx, pagestat_small_layout, PAGESTAT_BASE);
+	pagestat_settle(test, ctx, pagestat_build(ctx));
+	mmap_read_lock(ctx->mm);
+	ret[0] = pagestat_range(ctx->mm, -PAGESTAT_P(2UL), 4, st);
+	ret[1] = pagestat_range(ctx->mm, PAGESTAT_BASE,
+				(ULONG_MAX >> PAGE_SHIFT) + 2, st);
+	ret[2] = pagestat_range(ctx->mm, PAGESTAT_BASE, ULONG_MAX, st);
+	mmap_read_unlock(ctx->mm);
+	for (i = 0; i < 3; i++)
+		KUNIT_EXPECT_EQ_MSG(test, ret[i], -EINVAL, "overflow %d", i);
+	for (i = 0; i < 4; i++)
+		KUNIT_EXPECT_EQ_MSG(test, st[i], PAGESTAT_UNSET,
+				    "page %d written", i);
+
+	/* ending exactly at 2^64 may be refused, or answered like stock */
+	mmap_read_lock(ctx->mm);
+	top = pagestat_range(ctx->mm, -PAGESTAT_P(4UL), 4, st);
+	mmap_read_unlock(ctx->mm);
+	KUNIT_EXPECT_TRUE_MSG(test, top == 0 || top == -EINVAL,
+			      "range ending at 2^64: %d", top);
+	for (i = 0; !top && i < 4; i++)
+		KUNIT_EXPECT_EQ_MSG(test, st[i], -EFAULT, "page %d", i);
+	pagestat_teardown(ctx);
+}
+
+/* Stock takes any address: page i is the page of start + i * PAGE_SIZE. */
+static void pagestat_range_unaligned(struct kunit *test)
+{
+	static const unsigned long offs[] = { 1, 0x800, PAGE_SIZE - 1 };
+	struct pagestat_ctx *ctx = test->priv;
+	unsigned int i;
+
+	pagestat_load(ctx, pagestat_small_layout, PAGESTAT_BASE);
+	pagestat_settle(test, ctx, pagestat_build(ctx));
+	for (i = 0; i < ARRAY_SIZE(offs); i++) {
+		pagestat_check_range(ctx, PAGESTAT_BASE + offs[i], 10);
+		pagestat_check_range(ctx, PAGESTAT_BASE - PAGE_SIZE + offs[i],
+				     1);
+	}
+	pagestat_teardown(ctx);
+}
+
+/* The last page below TASK_SIZE, and addresses at and above it. */
+static void pagestat_range_task_size(struct kunit *test)
+{
+	static const struct pagestat_seg top[] = {
+		{ .kind = PAGESTAT_ANON, .pattern = "z0" },
+		{ }
+	};
+	struct pagestat_ctx *ctx = test->priv;
+	unsigned long end = TASK_SIZE;
+
+	pagestat_load(ctx, top, end - PAGESTAT_P(2));
+	pagestat_settle(test, ctx, pagestat_build(ctx));
+	pagestat_check_range(ctx, end - PAGESTAT_P(4), 8);
+	pagestat_check_range(ctx, end - PAGESTAT_P(2), 2);
+	pagestat_check_range(ctx, end - PAGE_SIZE, 1);
+	pagestat_check_range(ctx, end, 4);
+	pagestat_teardown(ctx);
+}
+
+#ifdef CONFIG_DEVICE_MIGRATION
+/*
+ * Migration entries, held by migrate_vma_setup() until
+ * migrate_vma_finalize() puts the pages back: stock does not pass
+ * FW_MIGRATION, so they read -ENOENT.
+ */
+static void pagestat_range_migration(struct kunit *test)
+{
+	static const struct pagestat_seg segs[] = {
+		{ .kind = PAGESTAT_ANON, .pattern = "00000000" },
+		{ }
+	};
+	struct pagestat_ctx *ctx = test->priv;
+	unsigned long src[8], dst[8], start, i, n = 0;
+	struct migrate_vma args = { };
+	struct pagestat_raw raw[8];
+	int st[8], orc[8], ret;
+
+	pagestat_load(ctx, segs, PAGESTAT_BASE);
+	pagestat_settle(test, ctx, pagestat_build(ctx));
+	start = ctx->segs[0].start;
+
+	mmap_read_lock(ctx->mm);
+	args.vma = vma_lookup(ctx->mm, start);
+	args.start = start;
+	args.end = start + PAGESTAT_P(8);
+	args.src = src;
+	args.dst = dst;
+	args.pgmap_owner = ctx;
+	args.flags = MIGRATE_VMA_SELECT_SYSTEM;
+	ret = migrate_vma_setup(&args);
+	if (!ret) {
+		/* the pages are locked and unmapped: look now */
+		for (i = 0; i < 8; i++) {
+			st[i] = PAGESTAT_UNSET;
+			__pagestat_raw(ctx->mm, start + PAGESTAT_P(i), &raw[i]);
+			orc[i] = pagestat_oracle(ctx->mm,
+						 start + PAGESTAT_P(i));
+		}
+		ret = pagestat_range(ctx->mm, start, 8, st);
+		/* no destination pages: everything goes back */
+		memset(dst, 0, sizeof(dst));
+		migrate_vma_pages(&args);
+		migrate_vma_finalize(&args);
+	}
+	mmap_read_unlock(ctx->mm);
+
+	KUNIT_ASSERT_EQ(test, ret, 0);
+	for (i = 0; i < 8; i++) {
+		if (!(raw[i].flags & PAGESTAT_RAW_MIGRATION))
+			continue;
+		n++;
+		KUNIT_EXPECT_EQ_MSG(test, st[i], -ENOENT, "page %lu", i);
+	}
+	for (i = 0; i < 8; i++)
+		KUNIT_EXPECT_EQ_MSG(test, st[i], orc[i],
+				    "page %lu: pagestat_range() vs the stock loop",
+				    i);
+	if (!n)
+		kunit_skip(test, "migrate_vma_setup() unmapped no page");
+	kunit_info(test, "%lu of 8 pages held as migration entries\n", n);
+
+	/* and all is back in place */
+	pagestat_settle(test, ctx, pagestat_reprobe(ctx));
+	pagestat_check_layout(ctx);
+	pagestat_teardown(ctx);
+}
+#else
+static void pagestat_range_migration(struct kunit *test)
+{
+	kunit_skip(test, "needs CONFIG_DEVICE_MIGRATION for migrate_vma_*()");
+}
+#endif
+
+static struct kunit_case pagestat_range_cases[] = {
+	KUNIT_CASE_PARAM(pagestat_range_kind, pagestat_range_gen_params),
+	KUNIT_CASE(pagestat_range_empty),
+	KUNIT_CASE(pagestat_range_overflow),
+	KUNIT_CASE(pagestat_range_unaligned),
+	KUNIT_CASE(pagestat_range_task_size),
+	KUNIT_CASE(pagestat_range_migration),
+	{}
+};
+
+static struct kunit_suite pagestat_range_suite = {
+	.name		= "pagestat_range",
+	.suite_init	= pagestat_suite_init,
+	.suite_exit	= pagestat_suite_exit,
+	.init		= pagestat_case_init,
+	.test_cases	= pagestat_range_cases,
+};
+
+/* ---------------------------------------------------------------- random */
+
+static u32 pagestat_rand(struct rnd_state *rs, u32 n)
+{
+	return prandom_u32_state(rs) % n;
+}
+
+/* @n random entries drawn from @alphabet. */
+static void pagestat_gen_pattern(struct rnd_state *rs, struct pagestat_seg *seg,
+				 const char *alphabet, unsigned int n)
+{
+	unsigned int i, len = strlen(alphabet);
+
+	for (i = 0; i < n; i++)
+		seg->pattern[i] = alphabet[pagestat_rand(rs, len)];
+	seg->pattern[n] = '\0';
+}
+
+/* Keeps what this machine can build: one node, no device memory. */
+static void pagestat_fit_pattern(const struct pagestat_ctx *ctx,
+				 struct pagestat_seg *seg)
+{
+	char *p;
+
+	for (p = seg->pattern; *p; p++) {
+		if (ctx->nid[1] == NUMA_NO_NODE) {
+			if (*p == '1')
+				*p = '0';
+			else if (*p == 'K')
+				*p = 'k';
+			else if (*p == 'b')
+				*p = 'a';
+		}
+		if (!pagestat_devmem_ready() && strchr("evD", *p))
+			*p = seg->kind == PAGESTAT_ANON ? '0' : 'k';
+	}
+}
+
+static void pagestat_gen_seg(struct pagestat_ctx *ctx, struct rnd_state *rs,
+			     struct pagestat_seg *seg, unsigned int *hugetlb)
+{
+	u32 r = pagestat_rand(rs, 100), n;
+	char *p;
+
+	memset(seg, 0, sizeof(*seg));
+	seg->shift = PAGE_SHIFT;
+	if (r < 27) {
+		seg->kind = PAGESTAT_ANON;
+		n = 1 + pagestat_rand(rs, PAGESTAT_MAX_ENTRIES);
+		pagestat_gen_pattern(rs, seg, "..001zzxev", n);
+		seg->protnone = !strpbrk(seg->pattern, "ev") &&
+				!pagestat_rand(rs, 8);
+	} else if (r < 38) {
+		/* 2 MiB faults are slow under TCG: mostly holes and zero */
+		seg->kind = PAGESTAT_THP;
+		seg->shift = PMD_SHIFT;
+		n = 1 + pagestat_rand(rs, 3);
+		pagestat_gen_pattern(rs, seg, "...zzz01ab", n);
+		seg->zap = pagestat_rand(rs, PMD_SIZE / PAGE_SIZE);
+		seg->protnone = !pagestat_rand(rs, 8);
+	} else if (r < 44) {
+		seg->kind = PAGESTAT_HUGETLB;
+		seg->shift = PMD_SHIFT;
+		pagestat_gen_pattern(rs, seg, "..01", 1 + pagestat_rand(rs, 2));
+		/* at most 4 pages of each pool per layout */
+		for (p = seg->pattern; *p; p++)
+			if (*p != '.' && ++hugetlb[*p == '1'] > 4)
+				*p = '.';
+		seg->protnone = !pagestat_rand(rs, 8);
+	} else if (r < 54) {
+		seg->kind = PAGESTAT_SHMEM;
+		n = 1 + pagestat_rand(rs, 16);
+		pagestat_gen_pattern(rs, seg, ".01r", n);
+	} else if (r < 63) {
+		seg->kind = PAGESTAT_PFNMAP;
+		pagestat_gen_pattern(rs, seg, ".sz", 1 + pagestat_rand(rs, 16));
+	} else if (r < 69) {
+		seg->kind = PAGESTAT_PFNMAP_HUGE;
+		seg->shift = PMD_SHIFT;
+		pagestat_gen_pattern(rs, seg, ".sd", 1 + pagestat_rand(rs, 3));
+	} else if (r < 71) {
+		seg->kind = PAGESTAT_PFNMAP_HUGE;
+		seg->shift = PUD_SHIFT;
+		pagestat_gen_pattern(rs, seg, ".sd", 1);
+	} else if (r < 79) {
+		seg->kind = PAGESTAT_PFNMAP_COW;
+		n = 1 + pagestat_rand(rs, PAGESTAT_KPAGES);
+		pagestat_gen_pattern(rs, seg, "s01", n);
+	} else if (r < 91) {
+		seg->kind = PAGESTAT_MIXEDMAP;
+		n = 1 + pagestat_rand(rs, 16);
+		pagestat_gen_pattern(rs, seg, ".kKszdD", n);
+	} else if (r < 96) {
+		seg->kind = PAGESTAT_LEAF;
+		seg->shift = PMD_SHIFT;
+		pagestat_gen_pattern(rs, seg, ".01", 1 + pagestat_rand(rs, 2));
+	} else {
+		seg->kind = PAGESTAT_LEAF_COW;
+		seg->shift = PMD_SHIFT;
+		pagestat_gen_pattern(rs, seg, "01", 1);
+		seg->zap = pagestat_rand(rs, PMD_SIZE / PAGE_SIZE);
+	}
+	pagestat_fit_pattern(ctx, seg);
+}
+
+/*
+ * A random layout: 2 to PAGESTAT_MAX_SEGS segments, each after a gap of
+ * nothing, a few pages, or up to the next PMD, PUD or (once) P4D boundary.
+ */
+static void pagestat_gen_layout(struct pagestat_ctx *ctx, struct rnd_state *rs)
+{
+	unsigned long cur = PAGESTAT_BASE + pagestat_rand(rs, 16) * PMD_SIZE +
+			    pagestat_rand(rs, 512) * PAGE_SIZE;
+	unsigned int i, nr, hugetlb[2] = { }, p4d = 0;
+	struct pagestat_seg seg;
+
+	nr = 2 + pagestat_rand(rs, PAGESTAT_MAX_SEGS - 1);
+	for (i = 0; i < nr; i++) {
+		u32 g = pagestat_rand(rs, 32);
+
+		pagestat_gen_seg(ctx, rs, &seg, hugetlb);
+		if (g >= 10 && g < 22)
+			cur += (1 + pagestat_rand(rs, 8)) * PAGE_SIZE;
+		else if (g >= 22 && g < 28)
+			cur = ALIGN(cur + 1, PMD_SIZE) +
+			      pagestat_rand(rs, 4) * PAGE_SIZE;
+		else if (g >= 28 && g < 31)
+			cur = ALIGN(cur + 1, PUD_SIZE) +
+			      pagestat_rand(rs, 4) * PAGE_SIZE;
+		else if (g == 31 && !p4d++)
+			cur = ALIGN(cur + 1, P4D_SIZE);
+		cur = ALIGN(cur, 1UL << seg.shift);
+		seg.off = cur;
+		cur += (unsigned long)strlen(seg.pattern) << seg.shift;
+		ctx->segs[i] = seg;
+	}
+	/* base 0: the offsets are addresses */
+	for (i = 0; i < nr; i++)
+		pagestat_place(&ctx->segs[i], 0);
+	ctx->nr_segs = nr;
+}
+
+/* A query near a segment boundary, so that most cross one. */
+static void pagestat_gen_query(struct pagestat_ctx *ctx, struct rnd_state *rs,
+			       bool aligned, unsigned long *start,
+			       unsigned long *nr)
+{
+	const struct pagestat_seg *seg;
+
+	seg = &ctx->segs[pagestat_rand(rs, ctx->nr_segs)];
+	*start = pagestat_rand(rs, 2) ? seg->end : seg->start;
+	*start -= pagestat_rand(rs, 64) * PAGE_SIZE;
+	if (!aligned && !pagestat_rand(rs, 4))
+		*start += pagestat_rand(rs, PAGE_SIZE);
+	*nr = 1 + pagestat_rand(rs, 256);
+}
+
+static const u64 pagestat_seeds[] = {
+	0x70616765, 0x73746174, 0x0badc0de, 0x5eed0004,
+	0x5eed0005, 0x5eed0006, 0x5eed0007, 0x5eed0008,
+};
+
+static void pagestat_seed_desc(const u64 *seed, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "seed %#llx", *seed);
+}
+
+KUNIT_ARRAY_PARAM(pagestat_seed, pagestat_seeds, pagestat_seed_desc);
+
+/*
+ * Random layouts of every cheap kind, on both nodes, with gaps; random
+ * queries, most across segments, some unaligned. Replay a failure by
+ * putting its seed first in pagestat_seeds[].
+ */
+static void pagestat_oracle_random(struct kunit *test)
+{
+	struct pagestat_ctx *ctx = test->priv;
+	const u64 *seed = test->param_value;
+	unsigned long start, nr, span, bad;
+	struct rnd_state rs;
+	unsigned int l, q;
+
+	ctx->soft = true;
+	prandom_seed_state(&rs, *seed);
+	for (l = 0; l < PAGESTAT_LAYOUTS; l++) {
+		pagestat_gen_layout(ctx, &rs);
+		pagestat_build(ctx);
+		bad = 0;
+		for (q = 0; q < 4 && !bad; q++) {
+			pagestat_gen_query(ctx, &rs, false, &start, &nr);
+			bad = pagestat_check_range(ctx, start, nr);
+		}
+		pagestat_span(ctx, &start, &span);
+		span = (span - start) >> PAGE_SHIFT;
+		if (!bad && span <= 4096)
+			bad = pagestat_check_range(ctx, start - PAGE_SIZE,
+						   span + 2);
+		if (bad) {
+			kunit_info(test,
+				   "seed %#llx layout %u differs, first at %#lx; layout:\n",
+				   *seed, l, ctx->first_bad);
+			pagestat_dump(ctx);
+		}
+		pagestat_teardown(ctx);
+		if (bad)
+			break;
+		cond_resched();
+	}
+	kunit_info(test,
+		   "seed %#llx: %u layouts, %lu queries, %lu pages, %lu against the oracle, %lu retries, %lu segments unverified\n",
+		   *seed, l, ctx->queries, ctx->pages, ctx->oracle_pages,
+		   ctx->retries, ctx->unverified);
+}
+
+static struct kunit_case pagestat_oracle_cases[] = {
+	KUNIT_CASE_PARAM_ATTR(pagestat_oracle_random,
+			      pagestat_seed_gen_params,
+			      { .speed = KUNIT_SPEED_SLOW }),
+	{}
+};
+
+static struct kunit_suite pagestat_oracle_suite = {
+	.name		= "pagestat_oracle",
+	.suite_init	= pagestat_suite_init,
+	.suite_exit	= pagestat_suite_exit,
+	.init		= pagestat_case_init,
+	.test_cases	= pagestat_oracle_cases,
+};
+
+/* ---------------------------------------------------------------- runs */
+
+/*
+ * pagestat_runs: the run form, pagestat_extents() with a
+ * pagestat_extent_fn as include/linux/pagestat.h declares them.
+ */
+
+/* A pagestat_extent_fn: may run under a page table lock, only records. */
+static int pagestat_record_run(unsigned long start, unsigned long end,
+			       int status, void *arg)
+{
+	struct pagestat_runs *rr = arg;
+
+	if (rr->nr >= rr->cap)
+		return -ENOSPC;
+	rr->run[rr->nr].start = start;
+	rr->run[rr->nr].end = end;
+	rr->run[rr->nr].status = status;
+	rr->nr++;
+	return 0;
+}
+
+static __printf(3, 4) void pagestat_runs_fault(struct pagestat_ctx *ctx,
+					       unsigned long *faults,
+					       const char *fmt, ...)
+{
+	va_list args;
+
+	if ((*faults)++)
+		return;
+	va_start(args, fmt);
+	vsnprintf(ctx->msg, sizeof(ctx->msg), fmt, args);
+	va_end(args);
+}
+
+/* Tiling, maximality and agreement with ctx->st; the first fault in msg. */
+static unsigned long pagestat_runs_faults(struct pagestat_ctx *ctx,
+					  const struct pagestat_runs *rr,
+					  unsigned long start,
+					  unsigned long end)
+{
+	unsigned long k, p, faults = 0, at = start;
+
+	for (k = 0; k < rr->nr; k++) {
+		const struct pagestat_run *run = &rr->run[k];
+
+		if (run->start != at || run->end <= run->start ||
+		    run->end > end || !PAGE_ALIGNED(run->end)) {
+			pagestat_runs_fault(ctx, &faults,
+					    "run %lu [%#lx, %#lx) does not continue at %#lx",
+					    k, run->start, run->end, at);
+			return faults;
+		}
+		if (k && run->status == rr->run[k - 1].status)
+			pagestat_runs_fault(ctx, &faults,
+					    "runs %lu and %lu at %#lx both %d: not maximal",
+					    k - 1, k, run->start, run->status);
+		for (p = (run->start - start) >> PAGE_SHIFT;
+		     p < (run->end - start) >> PAGE_SHIFT; p++)
+			if (ctx->st[p] != run->status)
+				pagestat_runs_fault(ctx, &faults,
+						    "page %#lx: run %lu says %d, pagestat_range() %d",
+						    start + p * PAGE_SIZE, k,
+						    run->status, ctx->st[p]);
+		at = run->end;
+	}
+	if (at != end)
+		pagestat_runs_fault(ctx, &faults, "runs stop at %#lx, not %#lx",
+				    at, end);
+	return faults;
+}
+
+/* Runs over [start, end) (page aligned) against pagestat_range(). */
+static unsigned long pagestat_check_runs(struct pagestat_ctx *ctx,
+					 unsigned long start,
+					 unsigned long end)
+{
+	unsigned long nr = (end - start) >> PAGE_SHIFT, i, faults = 0;
+	struct kunit *test = ctx->test;
+	struct pagestat_runs rr;
+	int ret = 0, rret = 0, try;
+
+	KUNIT_ASSERT_EQ(test, pagestat_reserve(ctx, nr), 0);
+	rr.run = ctx->runs;
+	rr.cap = nr;
+	for (try = 0; try < PAGESTAT_TRIES; try++) {
+		if (try) {
+			ctx->retries++;
+			msleep(20);
+		}
+		for (i = 0; i < nr; i++)
+			ctx->st[i] = PAGESTAT_UNSET;
+		rr.nr = 0;
+		ctx->msg[0] = '\0';
+		mmap_read_lock(ctx->mm);
+		ret = pagestat_range(ctx->mm, start, nr, ctx->st);
+		rret = pagestat_extents(ctx->mm, start, end,
+					pagestat_record_run, &rr);
+		mmap_read_unlock(ctx->mm);
+		faults = pagestat_runs_faults(ctx, &rr, start, end);
+		if (!ret && !rret && !faults)
+			break;
+	}
+	ctx->queries++;
+	ctx->pages += nr;
+	KUNIT_EXPECT_EQ_MSG(test, ret, 0, "pagestat_range(%#lx, %lu)", start,
+			    nr);
+	KUNIT_EXPECT_EQ_MSG(test, rret, 0, "pagestat_extents(%#lx, %#lx)",
+			    start, end);
+	KUNIT_EXPECT_EQ_MSG(test, faults, 0, "runs over [%#lx, %#lx): %s",
+			    start, end, ctx->msg);
+	return faults + !!ret + !!rret;
+}
+
+/* The rows of pagestat_cases[] that fault no 1 GiB page. */
+static const void *pagestat_runs_gen_params(const void *prev, char *desc)
+{
+	const struct pagestat_case *tc = prev;
+
+	tc = tc ? tc + 1 : pagestat_cases;
+	while (tc < pagestat_cases + ARRAY_SIZE(pagestat_cases) && tc->slow)
+		tc++;
+	if (tc == pagestat_cases + ARRAY_SIZE(pagestat_cases))
+		return NULL;
+	strscpy(desc, tc->name, KUNIT_PARAM_DESC_SIZE);
+	return tc;
+}
+
+static void pagestat_runs_kind(struct kunit *test)
+{
+	const struct pagestat_case *tc = test->param_value;
+	struct pagestat_ctx *ctx = test->priv;
+	unsigned long start, end;
+
+	pagestat_load(ctx, tc->segs, PAGESTAT_BASE);
+	pagestat_settle(test, ctx, pagestat_build(ctx));
+	pagestat_span(ctx, &start, &end);
+	pagestat_check_runs(ctx, start - 2 * PAGE_SIZE, end + 2 * PAGE_SIZE);
+	pagestat_settle(test, ctx, pagestat_reprobe(ctx));
+	pagestat_teardown(ctx);
+}
+
+static void pagestat_runs_random(struct kunit *test)
+{
+	struct pagestat_ctx *ctx = test->priv;
+	const u64 *seed = test->param_value;
+	unsigned long start, nr, bad;
+	struct rnd_state rs;
+	unsigned int l, q;
+
+	ctx->soft = true;
+	prandom_seed_state(&rs, *seed);
+	for (l = 0; l < PAGESTAT_RUNS_LAYOUTS; l++) {
+		pagestat_gen_layout(ctx, &rs);
+		pagestat_build(ctx);
+		bad = 0;
+		for (q = 0; q < 4 && !bad; q++) {
+			pagestat_gen_query(ctx, &rs, true, &start, &nr);
+			bad = pagestat_check_runs(ctx, start,
+						  start + nr * PAGE_SIZE);
+		}
+		if (bad) {
+			kunit_info(test, "seed %#llx layout %u; layout:\n",
+				   *seed, l);
+			pagestat_dump(ctx);
+		}
+		pagestat_teardown(ctx);
+		if (bad)
+			break;
+		cond_resched();
+	}
+	kunit_info(test, "seed %#llx: %u layouts, %lu queries, %lu pages\n",
+		   *seed, l, ctx->queries, ctx->pages);
+}
+
+struct pagestat_stopper {
+	unsigned int calls;
+	unsigned int stop;	/* stop the walk at this call */
+};
+
+static int pagestat_stop_at(unsigned long start, unsigned long end,
+			    int status, void *arg)
+{
+	struct pagestat_stopper *sp = arg;
+
+	return ++sp->calls == sp->stop ? 7 : 0;
+}
+
+/*
+ * Unaligned or reversed ranges are refused, an empty one reports nothing,
+ * and a non-zero return from fn stops the walk and is returned.
+ */
+static void pagestat_runs_edges(struct kunit *test)
+{
+	struct pagestat_ctx *ctx = test->priv;
+	struct pagestat_stopper sp = { };
+	unsigned long b = PAGESTAT_BASE;
+	unsigned int calls;
+	int ret[5];
+
+	pagestat_load(ctx, pagestat_small_layout, b);
+	pagestat_settle(test, ctx, pagestat_build(ctx));
+	mmap_read_lock(ctx->mm);
+	ret[0] = pagestat_extents(ctx->mm, b + 1, b + PAGESTAT_P(4),
+				  pagestat_stop_at, &sp);
+	ret[1] = pagestat_extents(ctx->mm, b, b + PAGESTAT_P(4) - 1,
+				  pagestat_stop_at, &sp);
+	ret[2] = pagestat_extents(ctx->mm, b + PAGESTAT_P(4), b,
+				  pagestat_stop_at, &sp);
+	ret[3] = pagestat_extents(ctx->mm, b, b, pagestat_stop_at, &sp);
+	calls = sp.calls;
+	/* [gap][0][z][. x][0][gap][0][.][gap]: more than two extents */
+	sp.stop = 2;
+	ret[4] = pagestat_extents(ctx->mm, b, b + PAGESTAT_P(10),
+				  pagestat_stop_at, &sp);
+	mmap_read_unlock(ctx->mm);
+
+	KUNIT_EXPECT_EQ_MSG(test, ret[0], -EINVAL, "unaligned start");
+	KUNIT_EXPECT_EQ_MSG(test, ret[1], -EINVAL, "unaligned end");
+	KUNIT_EXPECT_EQ_MSG(test, ret[2], -EINVAL, "end below start");
+	KUNIT_EXPECT_EQ_MSG(test, ret[3], 0, "empty range");
+	KUNIT_EXPECT_EQ_MSG(test, calls, 0, "calls for bad or empty ranges");
+	KUNIT_EXPECT_EQ_MSG(test, ret[4], 7, "the value that stopped the walk");
+	KUNIT_EXPECT_EQ_MSG(test, sp.calls, 2, "calls after the stop");
+	pagestat_teardown(ctx);
+}
+
+static const u64 pagestat_runs_seeds[] = { 0x72756e73, 0x5eed0009 };
+
+KUNIT_ARRAY_PARAM(pagestat_runs_seed, pagestat_runs_seeds, pagestat_seed_desc);
+
+static struct kunit_case pagestat_runs_cases[] = {
+	KUNIT_CASE_PARAM(pagestat_runs_kind, pagestat_runs_gen_params),
+	KUNIT_CASE(pagestat_runs_edges),
+	KUNIT_CASE_PARAM(pagestat_runs_random, pagestat_runs_seed_gen_params),
+	{}
+};
+
+static struct kunit_suite pagestat_runs_suite = {
+	.name		= "pagestat_runs",
+	.suite_init	= pagestat_suite_init,
+	.suite_exit	= pagestat_suite_exit,
+	.init		= pagestat_case_init,
+	.test_cases	= pagestat_runs_cases,
+};
+
+kunit_test_suites(&pagestat_range_suite, &pagestat_runs_suite,
+		  &pagestat_oracle_suite);
+
+MODULE_DESCRIPTION("KUnit tests for pagestat_range()");
+MODULE_LICENSE("GPL");
