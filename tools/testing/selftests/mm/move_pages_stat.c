@@ -42,6 +42,12 @@
 #define GPSZ		0x40000000UL
 #define UNSET		(-1000)
 
+/* Read fault a page. */
+static void touch_read(const char *p)
+{
+	(void)__atomic_load_n(p, __ATOMIC_RELAXED);
+}
+
 static long move_pages(int pid, unsigned long n, void **pages, int *status,
 		       int flags)
 {
@@ -85,9 +91,9 @@ static char *map_aligned(size_t len, size_t align, int prot, int flags)
 	return a;
 }
 
-/* Print statuses run-length encoded: "0x3 -2x5 1". */
-static void dump(const char *kind, const char *name, const int *st,
-		 unsigned long n)
+/* Print statuses run-length encoded, as "# dump" lines: "0x3 -2x5 1". */
+static void print_statuses(const char *kind, const char *name,
+			   const int *st, unsigned long n)
 {
 	unsigned long i = 0, j;
 
@@ -112,7 +118,7 @@ static int *query(struct __test_metadata *_metadata, void **pages,
 	int *st = malloc((n + 1) * sizeof(*st));
 	unsigned long i;
 
-	ASSERT_TRUE(st != NULL);
+	ASSERT_TRUE(!!st);
 	for (i = 0; i <= n; i++)
 		st[i] = UNSET;
 	ASSERT_EQ(0, move_pages(0, n, pages, st, 0));
@@ -176,19 +182,17 @@ TEST_F(stat, anon_kinds)
 	};
 	char *p = map_aligned(16 * PSZ, HPSZ, PROT_READ | PROT_WRITE,
 			      MAP_PRIVATE | MAP_ANONYMOUS);
-	volatile char c;
 	void **pages;
 	int *st, i;
 
-	ASSERT_TRUE(p != NULL);
+	ASSERT_TRUE(!!p);
 	ASSERT_EQ(0, madvise(p, 16 * PSZ, MADV_NOHUGEPAGE));
 	ASSERT_EQ(0, bind_node(p, 2 * PSZ, 0));
 	ASSERT_EQ(0, bind_node(p + 2 * PSZ, 2 * PSZ, 1));
 	ASSERT_EQ(0, bind_node(p + 6 * PSZ, 4 * PSZ, 0));
 	for (i = 0; i < 4; i++)
 		p[i * PSZ] = 1;
-	c = p[5 * PSZ];
-	(void)c;
+	touch_read(&p[5 * PSZ]);
 	p[6 * PSZ] = 1;
 	ASSERT_EQ(0, madvise(p + 6 * PSZ, PSZ, MADV_DONTNEED));
 	ASSERT_EQ(0, mlock(p + 7 * PSZ, PSZ));
@@ -200,7 +204,7 @@ TEST_F(stat, anon_kinds)
 
 	pages = page_array(p, 16, PSZ);
 	st = query(_metadata, pages, 16);
-	dump("N", "anon_kinds", st, 16);
+	print_statuses("N", "anon_kinds", st, 16);
 	for (i = 0; i < 16; i++)
 		EXPECT_EQ(want[i], st[i]) TH_LOG("page %d", i);
 }
@@ -216,22 +220,20 @@ TEST_F(stat, thp)
 	unsigned long n = 3 * HPSZ / PSZ, i;
 	char *p = map_aligned(3 * HPSZ, HPSZ, PROT_READ | PROT_WRITE,
 			      MAP_PRIVATE | MAP_ANONYMOUS);
-	volatile char c;
 	void **pages;
 	int *st;
 
-	ASSERT_TRUE(p != NULL);
+	ASSERT_TRUE(!!p);
 	ASSERT_EQ(0, madvise(p, 3 * HPSZ, MADV_HUGEPAGE));
 	ASSERT_EQ(0, bind_node(p, 3 * HPSZ, 0));
 	p[0] = 1;
-	c = p[HPSZ];
-	(void)c;
+	touch_read(&p[HPSZ]);
 	p[2 * HPSZ] = 1;
 	ASSERT_EQ(0, madvise(p + 3 * HPSZ - PSZ, PSZ, MADV_DONTNEED));
 
 	pages = page_array(p, n, PSZ);
 	st = query(_metadata, pages, n);
-	dump("N", "thp", st, n);
+	print_statuses("N", "thp", st, n);
 	for (i = 0; i < n; i++) {
 		int want = 0;
 
@@ -266,7 +268,7 @@ static void hugetlb_case(struct __test_metadata *_metadata, size_t size,
 
 	pages = page_array(p, n, PSZ);
 	st = query(_metadata, pages, n);
-	dump("N", name, st, n);
+	print_statuses("N", name, st, n);
 	for (i = 0; i < n; i++)
 		EXPECT_EQ(i < n / 2 ? 0 : 1, st[i]) TH_LOG("page %lu", i);
 
@@ -274,8 +276,8 @@ static void hugetlb_case(struct __test_metadata *_metadata, size_t size,
 	ASSERT_EQ(0, mprotect(p, size, PROT_NONE));
 	free(st);
 	st = query(_metadata, pages, n);
-	dump("N", size == GPSZ ? "hugetlb_1g_protnone" : "hugetlb_2m_protnone",
-	     st, n);
+	print_statuses("N", size == GPSZ ? "hugetlb_1g_protnone" :
+		       "hugetlb_2m_protnone", st, n);
 	EXPECT_EQ(size == GPSZ ? -ENOENT : 0, st[0]);
 	EXPECT_EQ(1, st[n - 1]);
 	munmap(p, 2 * size);
@@ -306,7 +308,6 @@ TEST_F(stat, shared)
 {
 	char *mfd, *shm, *priv, *old, *moved;
 	void *pages[20];
-	volatile char c;
 	int fd, i, *st, status;
 	char buf[4 * 4096];
 	pid_t pid;
@@ -315,10 +316,10 @@ TEST_F(stat, shared)
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, ftruncate(fd, 4 * PSZ));
 	mfd = mmap(NULL, 4 * PSZ, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	ASSERT_TRUE(MAP_FAILED != mfd);
+	ASSERT_TRUE(mfd != MAP_FAILED);
 	shm = mmap(NULL, 4 * PSZ, PROT_READ | PROT_WRITE,
 		   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	ASSERT_TRUE(MAP_FAILED != shm);
+	ASSERT_TRUE(shm != MAP_FAILED);
 	ASSERT_EQ(0, bind_node(mfd, 4 * PSZ, 0));
 	ASSERT_EQ(0, bind_node(shm, 4 * PSZ, 0));
 	memset(mfd, 1, 4 * PSZ);
@@ -331,21 +332,20 @@ TEST_F(stat, shared)
 	memset(buf, 2, sizeof(buf));
 	ASSERT_EQ((ssize_t)sizeof(buf), write(fd, buf, sizeof(buf)));
 	priv = mmap(NULL, 4 * PSZ, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
-	ASSERT_TRUE(MAP_FAILED != priv);
-	c = priv[0];
-	(void)c;
+	ASSERT_TRUE(priv != MAP_FAILED);
+	touch_read(&priv[0]);
 	priv[PSZ] = 3;
 	close(fd);
 	unlink("/tmp/move_pages_stat.file");
 
 	old = mmap(NULL, 4 * PSZ, PROT_READ | PROT_WRITE,
 		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	ASSERT_TRUE(MAP_FAILED != old);
+	ASSERT_TRUE(old != MAP_FAILED);
 	ASSERT_EQ(0, bind_node(old, 4 * PSZ, 0));
 	memset(old, 1, 4 * PSZ);
 	moved = mremap(old, 4 * PSZ, 4 * PSZ, MREMAP_MAYMOVE | MREMAP_FIXED,
 		       shm + 64 * PSZ);
-	ASSERT_TRUE(MAP_FAILED != moved);
+	ASSERT_TRUE(moved != MAP_FAILED);
 
 	for (i = 0; i < 4; i++) {
 		pages[i] = mfd + i * PSZ;
@@ -355,7 +355,7 @@ TEST_F(stat, shared)
 		pages[16 + i] = old + i * PSZ;
 	}
 	st = query(_metadata, pages, 20);
-	dump("N", "shared", st, 20);
+	print_statuses("N", "shared", st, 20);
 	for (i = 0; i < 8; i++)
 		EXPECT_EQ(0, st[i]) TH_LOG("page %d", i);
 	/*
@@ -381,7 +381,7 @@ TEST_F(stat, shared)
 
 		if (move_pages(0, 20, pages, cst, 0))
 			_exit(2);
-		dump("N", "shared_child", cst, 20);
+		print_statuses("N", "shared_child", cst, 20);
 		_exit(memcmp(cst + 12, st + 12, 8 * sizeof(int)) ? 1 : 0);
 	}
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
@@ -399,7 +399,7 @@ TEST_F(stat, holes)
 	void *pages[6];
 	int *st, i, n = 3;
 
-	ASSERT_TRUE(MAP_FAILED != p);
+	ASSERT_TRUE(p != MAP_FAILED);
 	ASSERT_EQ(0, munmap(p + PSZ, PSZ));
 	pages[0] = NULL;
 	pages[1] = p + PSZ;
@@ -411,13 +411,15 @@ TEST_F(stat, holes)
 		n = 6;
 	}
 	st = query(_metadata, pages, n);
-	dump("N", "holes", st, n);
+	print_statuses("N", "holes", st, n);
 	for (i = 0; i < n; i++)
 		EXPECT_EQ(-EFAULT, st[i]) TH_LOG("address %d", i);
 }
 
-/* Pages 0..63 alternate node 0 and 1 in pairs; 40-47 unmapped, 56-63
- * untouched. */
+/*
+ * Pages 0-55 written, on node 0 and 1 alternately in pairs, 40-47 then
+ * unmapped; 56-63 untouched.
+ */
 static char *mixed_region(void)
 {
 	char *p = map_aligned(64 * PSZ, HPSZ, PROT_READ | PROT_WRITE,
@@ -454,16 +456,16 @@ TEST_F(stat, arrays)
 	void **pages;
 	char name[64];
 
-	ASSERT_TRUE(p != NULL);
+	ASSERT_TRUE(!!p);
 	pages = page_array(p, 64, PSZ);
 	base = query(_metadata, pages, 64);
-	dump("P", "mixed", base, 64);
+	print_statuses("P", "mixed", base, 64);
 	for (i = 0; i < 56; i++)
 		EXPECT_EQ(i >= 40 && i < 48 ? -EFAULT : (int)(i / 2) % 2,
 			  base[i]) TH_LOG("page %lu", i);
 	free(pages);
 
-	for (k = 0; k < sizeof(lens) / sizeof(lens[0]); k++) {
+	for (k = 0; k < ARRAY_SIZE(lens); k++) {
 		static const char *const shapes[] = {
 			"consecutive", "unaligned", "duplicated", "reversed",
 			"shuffled",
@@ -473,7 +475,7 @@ TEST_F(stat, arrays)
 		n = lens[k];
 		for (s = 0; s < 5; s++) {
 			pages = malloc(n * sizeof(*pages));
-			ASSERT_TRUE(pages != NULL);
+			ASSERT_TRUE(!!pages);
 			for (i = 0; i < n; i++) {
 				unsigned long pg = i % 64;
 
@@ -498,7 +500,7 @@ TEST_F(stat, arrays)
 			}
 			st = query(_metadata, pages, n);
 			snprintf(name, sizeof(name), "%s_%lu", shapes[s], n);
-			dump("P", name, st, n);
+			print_statuses("P", name, st, n);
 			for (i = 0; i < n; i++) {
 				unsigned long pg = ((char *)pages[i] - p) / PSZ;
 
@@ -526,7 +528,7 @@ TEST_F(stat, lengths)
 	};
 	unsigned long k, i, n;
 
-	for (k = 0; k < sizeof(lens) / sizeof(lens[0]); k++) {
+	for (k = 0; k < ARRAY_SIZE(lens); k++) {
 		size_t asz, len;
 		char *p, *arr;
 		void **pages;
@@ -537,7 +539,7 @@ TEST_F(stat, lengths)
 		len = n * PSZ;
 		p = mmap(NULL, len, PROT_READ | PROT_WRITE,
 			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-		ASSERT_TRUE(MAP_FAILED != p);
+		ASSERT_TRUE(p != MAP_FAILED);
 		ASSERT_EQ(0, madvise(p, len, MADV_NOHUGEPAGE));
 		ASSERT_EQ(0, bind_node(p, len, 0));
 		for (i = 0; i < n; i += 2)
@@ -547,7 +549,7 @@ TEST_F(stat, lengths)
 		asz = (n * sizeof(void *) + PSZ - 1) & ~(PSZ - 1);
 		arr = mmap(NULL, asz + PSZ, PROT_READ | PROT_WRITE,
 			   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-		ASSERT_TRUE(MAP_FAILED != arr);
+		ASSERT_TRUE(arr != MAP_FAILED);
 		ASSERT_EQ(0, munmap(arr + asz, PSZ));
 		pages = (void **)(arr + asz - n * sizeof(void *));
 		for (i = 0; i < n; i++)
@@ -555,13 +557,13 @@ TEST_F(stat, lengths)
 
 		st = query(_metadata, pages, n);
 		snprintf(name, sizeof(name), "length_%lu", n);
-		dump("P", name, st, n);
+		print_statuses("P", name, st, n);
 		for (i = 0; i < n; i++)
 			ASSERT_EQ(i % 2 ? -ENOENT : 0, st[i])
 				TH_LOG("%s: entry %lu", name, i);
 
 		st2 = malloc((n + 2) * sizeof(*st2));
-		ASSERT_TRUE(st2 != NULL);
+		ASSERT_TRUE(!!st2);
 		for (i = 0; i < n + 2; i++)
 			st2[i] = UNSET;
 		errno = 0;
@@ -594,8 +596,8 @@ TEST_F(stat, bad_input)
 	int st[4], status;
 	pid_t pid;
 
-	ASSERT_TRUE(MAP_FAILED != p);
-	ASSERT_TRUE(ro != NULL);
+	ASSERT_TRUE(p != MAP_FAILED);
+	ASSERT_TRUE(!!ro);
 	p[0] = 1;
 
 	/* nr_pages == 0 does nothing */
