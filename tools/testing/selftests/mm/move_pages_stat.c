@@ -33,6 +33,7 @@
 #ifndef MAP_HUGE_2MB
 #define MAP_HUGE_2MB		(21 << 26)
 #endif
+#define MPOL_DEFAULT		0
 #define MPOL_BIND		2
 #define MPOL_MF_MOVE		2
 #define MPOL_MF_MOVE_ALL	4
@@ -256,6 +257,11 @@ static void hugetlb_case(struct __test_metadata *_metadata, size_t size,
 	char *p;
 	int *st;
 
+	/*
+	 * The task's node 0 binding would make mmap() reserve both pages
+	 * from node 0's pool: drop it, the VMA policies place the pages.
+	 */
+	ASSERT_EQ(0, syscall(SYS_set_mempolicy, MPOL_DEFAULT, NULL, 0));
 	p = mmap(NULL, 2 * size, PROT_READ | PROT_WRITE,
 		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB | sizeflag, -1, 0);
 	if (p == MAP_FAILED)
