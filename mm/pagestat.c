@@ -140,15 +140,17 @@ static inline bool pagestat_flags_match(const struct page *page,
 }
 
 /*
- * The status of a present PTE the fast loop does not decide: special entries
- * (zero page, PFN mappings, devmap) and pfns beyond the memmap. This is the
+ * The status of present PTE @i of a table mapping @addr that the fast loop
+ * does not decide: special entries (zero page, PFN mappings, devmap) and
+ * pfns beyond the memmap. This is the
  * PTE case of folio_walk_start(FW_ZEROPAGE) followed by the checks of
  * do_pages_stat_array().
  */
 static noinline int pagestat_pte_slow(struct vm_area_struct *vma,
-				      unsigned long addr, pte_t pte)
+				      unsigned long addr, unsigned long i,
+				      pte_t pte)
 {
-	struct page *page = vm_normal_page(vma, addr, pte);
+	struct page *page = vm_normal_page(vma, addr + (i << PAGE_SHIFT), pte);
 
 	if (page)
 		return pagestat_folio_status(page_folio(page));
@@ -158,48 +160,186 @@ static noinline int pagestat_pte_slow(struct vm_area_struct *vma,
 	return -ENOENT;
 }
 
-/*
- * Follow a chain of PTEs from entry @i, which maps @page with status @st:
- * while the next entry is pte_next_pfn() of the previous one, it differs from
- * it only in the pfn, so it is present, not special, and maps the next page.
- * Only that page's ->flags need reading. Return the chain's last index, at
- * most @last.
- */
-static noinline unsigned long pagestat_pte_chain(pte_t *ptep, unsigned long i,
-						 unsigned long last, pte_t pte,
-						 struct page *page, int st,
-						 int *__restrict status)
-{
-	unsigned long flags = page->flags;
-	pte_t next = pte_next_pfn(pte);
+/* pagestat_pte_status() of an entry that pagestat_pte_slow() must answer */
+#define PAGESTAT_SLOW		INT_MIN
 
-	while (i < last && pte_same(ptep_get(ptep + i + 1), next)) {
-		i++;
+/*
+ * The status of @pte when it is not present, or present and not special
+ * with a pfn within the memmap (*@pagep is then its page); PAGESTAT_SLOW
+ * for the rest.
+ *
+ * A present PTE that is not special maps a normal page: vm_normal_page()
+ * returns pfn_to_page() for it once the pfn is within the memmap. The zero
+ * pfn without the special bit is a bug, which vm_normal_page() warns about;
+ * stock then says -EFAULT, as pagestat_pte_slow() does.
+ */
+static __always_inline int pagestat_pte_status(pte_t pte, unsigned long highest,
+					       struct page **pagep)
+{
+	unsigned long pfn;
+
+	if (!pte_present(pte))
+		return -ENOENT;	/* Empty, swap, migration, device, marker */
+	if (!IS_ENABLED(CONFIG_ARCH_HAS_PTE_SPECIAL) || pte_special(pte))
+		return PAGESTAT_SLOW;
+	pfn = pte_pfn(pte);
+	if (unlikely(pfn > highest || is_zero_pfn(pfn)))
+		return PAGESTAT_SLOW;
+	*pagep = pfn_to_page(pfn);
+	return pagestat_page_status(*pagep);
+}
+
+/*
+ * Follow a chain of PTEs: @pte maps @page, whose status is @st, and
+ * @ptep[0..@n) are the entries after it. While an entry is pte_next_pfn() of
+ * the previous one, it differs from it only in the pfn, so it is present,
+ * not special and maps the next page: only that page's ->flags need
+ * reading. The caller makes sure that the pfns stay within the memmap.
+ * Return the number of entries answered into @status[0..@n).
+ *
+ * The loop compares each entry with @pte advanced by a fixed step, which
+ * pte_advance_pfn() is across the chain when it is at both ends: the pfn
+ * field is linear in the pfn on every architecture but arm64 with 52-bit
+ * physical addresses, where a carry into the pfn's top bits (stored below
+ * the others) shifts the field by a non-zero amount at most once over @n
+ * pages, so the check at @n catches it.
+ */
+static noinline unsigned long pagestat_pte_chain(pte_t *ptep, unsigned long n,
+						 pte_t pte, struct page *page,
+						 int st, int *__restrict status)
+{
+	const pteval_t step = pte_val(pte_next_pfn(pte)) - pte_val(pte);
+	pteval_t next = pte_val(pte) + step;
+	unsigned long flags = page->flags;
+	long i;
+
+	if (pte_val(pte_advance_pfn(pte, n)) != pte_val(pte) + n * step)
+		return 0;
+
+	/* Count up from -@n to 0: one index for both arrays, no bound */
+	ptep += n;
+	status += n;
+	for (i = -(long)n; i; i++) {
+		if (pte_val(ptep_get(ptep + i)) != next)
+			break;
 		page = nth_page(page, 1);
 		if (!pagestat_flags_match(page, flags)) {
 			flags = page->flags;
 			st = pagestat_page_status(page);
 		}
 		status[i] = st;
-		next = pte_next_pfn(next);
+		next += step;
 	}
-	return i;
+	return n + i;
+}
+
+/*
+ * Follow two interleaved chains, as faulting a range interleaved page by
+ * page over two nodes maps: entry 2k continues the chain of @pte0 (mapping
+ * @page0 with status @st0), entry 2k + 1 that of @pte1, over @ptep[0..2 *
+ * @n). As pagestat_pte_chain(), with both chains in the memmap for @n more
+ * pages. The step of @pte0 must be that of @pte1 too, which the check at
+ * both ends verifies. Return the number of entries answered into @status.
+ */
+static noinline unsigned long pagestat_pte_chain2(pte_t *ptep, unsigned long n,
+						  pte_t pte0, struct page *page0,
+						  int st0, pte_t pte1,
+						  struct page *page1, int st1,
+						  int *__restrict status)
+{
+	const pteval_t step = pte_val(pte_next_pfn(pte0)) - pte_val(pte0);
+	pteval_t next0 = pte_val(pte0) + step;
+	pteval_t next1 = pte_val(pte1) + step;
+	unsigned long flags0 = page0->flags, flags1 = page1->flags;
+	long i;
+
+	if (pte_val(pte_advance_pfn(pte0, n)) != pte_val(pte0) + n * step ||
+	    pte_val(pte_advance_pfn(pte1, n)) != pte_val(pte1) + n * step)
+		return 0;
+
+	ptep += 2 * n;
+	status += 2 * n;
+	for (i = -2 * (long)n; i; i += 2) {
+		if (pte_val(ptep_get(ptep + i)) != next0)
+			break;
+		page0 = nth_page(page0, 1);
+		if (!pagestat_flags_match(page0, flags0)) {
+			flags0 = page0->flags;
+			st0 = pagestat_page_status(page0);
+		}
+		status[i] = st0;
+		next0 += step;
+
+		if (pte_val(ptep_get(ptep + i + 1)) != next1) {
+			i++;
+			break;
+		}
+		page1 = nth_page(page1, 1);
+		if (!pagestat_flags_match(page1, flags1)) {
+			flags1 = page1->flags;
+			st1 = pagestat_page_status(page1);
+		}
+		status[i + 1] = st1;
+		next1 += step;
+	}
+	return 2 * n + i;
+}
+
+/*
+ * Look for a chain at entry @i of @nr, a present PTE @pte mapping @page with
+ * status @st; return the number of entries answered after it, 0 if no chain
+ * starts here.
+ */
+static unsigned long pagestat_pte_chains(pte_t *ptep, unsigned long i,
+					 unsigned long nr, unsigned long highest,
+					 pte_t pte, struct page *page, int st,
+					 int *__restrict status)
+{
+	unsigned long pfn0 = pte_pfn(pte), pfn1;
+	struct page *page1;
+	pte_t pte1;
+	int st1;
+
+	if (i + 1 >= nr)
+		return 0;
+	pte1 = ptep_get(ptep + i + 1);
+	/* A chain stays within the table and the memmap */
+	if (pte_same(pte1, pte_next_pfn(pte)))
+		return pagestat_pte_chain(ptep + i + 1,
+					  min(nr - i - 1, highest - pfn0),
+					  pte, page, st, status + i + 1);
+
+	if (i + 3 >= nr ||
+	    !pte_same(ptep_get(ptep + i + 2), pte_next_pfn(pte)))
+		return 0;
+	/* Entry i + 1 must start the second chain, with the same flags */
+	st1 = pagestat_pte_status(pte1, highest, &page1);
+	if (st1 == PAGESTAT_SLOW || st1 == -ENOENT ||
+	    !pte_same(ptep_get(ptep + i + 3), pte_next_pfn(pte1)))
+		return 0;
+	pfn1 = pte_pfn(pte1);
+	status[i + 1] = st1;
+	return 1 + pagestat_pte_chain2(ptep + i + 2,
+				       min3((nr - i - 2) / 2, highest - pfn0,
+					    highest - pfn1),
+				       pte, page, st, pte1, page1, st1,
+				       status + i + 2);
 }
 
 /*
  * Answer @nr PTEs from @ptep (mapping @addr) into @status. The caller holds
  * the page table lock.
  *
- * The loop calls no function on its common paths, so the compiler keeps the
- * loop-invariant values (the memmap base, pte masks) in registers; @status
- * is restrict for the same reason. A present PTE that is not special maps a
- * normal page (vm_normal_page() returns pfn_to_page() for it once the pfn is
- * within the memmap): its status comes from the page's zone and node.
- *
  * Faulting a range in address order usually maps physically consecutive
  * pages, which pagestat_pte_chain() answers at less cost. Looking for a
- * chain costs a PTE load and compare, so it is done every
- * PAGESTAT_CHAIN_TRY entries only: scattered memory pays little for it.
+ * chain costs a PTE load and compare, so it is done at the first entry of
+ * each block of PAGESTAT_CHAIN_TRY entries only (and where a chain ended):
+ * scattered memory pays little for it. The other entries of a block go
+ * through a loop without those checks, and runs of empty entries through a
+ * loop of their own. The loops call a function only for the rare entries
+ * pagestat_pte_slow() answers; @status is restrict so that the compiler
+ * keeps the loop-invariant values (the memmap base, pte masks) in registers
+ * across the stores.
  */
 static void pagestat_ptes(struct vm_area_struct *vma, pte_t *ptep,
 			  unsigned long addr, unsigned long nr,
@@ -207,51 +347,45 @@ static void pagestat_ptes(struct vm_area_struct *vma, pte_t *ptep,
 {
 	const unsigned long highest = highest_memmap_pfn;
 	unsigned long i = 0;
-	pte_t pte = __pte(0);
 
 	while (i < nr) {
-		for (; i < nr; i++) {
-			unsigned long pfn, last;
-			struct page *page;
-			int st;
+		unsigned long stop = min(nr, i + PAGESTAT_CHAIN_TRY);
+		struct page *page;
+		pte_t pte;
+		int st;
 
-			pte = ptep_get(ptep + i);
-			if (!pte_present(pte)) {
-				/* Empty, swap, migration, device, marker */
-				status[i] = -ENOENT;
+		/* The first entry of a block: a chain may start here */
+		pte = ptep_get(ptep + i);
+		if (pte_none(pte)) {
+			unsigned long first = i;
+
+			while (++i < nr && pte_none(ptep_get(ptep + i)))
+				;
+			pagestat_fill(status + first, i - first, -ENOENT);
+			continue;
+		}
+		st = pagestat_pte_status(pte, highest, &page);
+		if (unlikely(st == PAGESTAT_SLOW)) {
+			st = pagestat_pte_slow(vma, addr, i, pte);
+		} else if (st != -ENOENT) {
+			unsigned long done;
+
+			done = pagestat_pte_chains(ptep, i, nr, highest, pte,
+						   page, st, status);
+			if (done) {
+				status[i] = st;
+				i += 1 + done;
 				continue;
 			}
-			if (!IS_ENABLED(CONFIG_ARCH_HAS_PTE_SPECIAL) ||
-			    pte_special(pte))
-				break;
-			pfn = pte_pfn(pte);
-			/*
-			 * Beyond the memmap: vm_normal_page() reports it. The
-			 * zero pfn without the special bit is a bug, which
-			 * vm_normal_page() warns about; stock then says -EFAULT.
-			 */
-			if (unlikely(pfn > highest || is_zero_pfn(pfn)))
-				break;
-			page = pfn_to_page(pfn);
-			st = pagestat_page_status(page);
-			status[i] = st;
-
-			if (i % PAGESTAT_CHAIN_TRY || i + 1 == nr ||
-			    pfn == highest)
-				continue;
-			if (!pte_same(ptep_get(ptep + i + 1),
-				      pte_next_pfn(pte)))
-				continue;
-			/* The chain stays within the table and the memmap */
-			last = min(nr - 1, i + (highest - pfn));
-			i = pagestat_pte_chain(ptep, i, last, pte, page, st,
-					       status);
 		}
-		if (i < nr) {
-			unsigned long pte_addr = addr + (i << PAGE_SHIFT);
+		status[i++] = st;
 
-			status[i] = pagestat_pte_slow(vma, pte_addr, pte);
-			i++;
+		for (; i < stop; i++) {
+			pte = ptep_get(ptep + i);
+			st = pagestat_pte_status(pte, highest, &page);
+			if (unlikely(st == PAGESTAT_SLOW))
+				st = pagestat_pte_slow(vma, addr, i, pte);
+			status[i] = st;
 		}
 	}
 }
@@ -519,10 +653,12 @@ static const struct mm_walk_ops pagestat_walk_ops = {
  * Addresses are not untagged, as in move_pages(2). The range is walked with
  * walk_page_range(): one VMA lookup per VMA, one page table lock per PTE
  * table, one answer per huge leaf and per empty page table level; huge
- * pages are never split. On x86-64 a page mapped by a PTE costs about 20
- * instructions when its PTE follows a PTE of the physically preceding page,
- * about 30 otherwise (a PTE load, a struct page load and a store); a page
- * of a huge leaf or of a hole costs half a store. Setting up the walk costs
+ * pages are never split. On x86-64 (measured with move_pages_bench under
+ * qemu -icount) a page mapped by a PTE costs about 14 instructions when its
+ * PTE continues a chain of physically consecutive pages (or two interleaved
+ * chains), about 28 otherwise (a PTE load, a struct page load and a store);
+ * an empty PTE costs about 5 and a page of a huge leaf or of a hole half a
+ * store. Setting up the walk costs
  * a few hundred instructions, so a single page is answered faster by
  * vma_lookup() and folio_walk_start().
  *
