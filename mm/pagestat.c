@@ -191,10 +191,12 @@ static __always_inline int pagestat_pte_status(pte_t pte, unsigned long highest,
 
 /*
  * Follow a chain of PTEs: @pte maps @page, whose status is @st, and
- * @ptep[0..@n) are the entries after it. While an entry is pte_next_pfn() of
- * the previous one, it differs from it only in the pfn, so it is present,
- * not special and maps the next page: only that page's ->flags need
- * reading. The caller makes sure that the pfns stay within the memmap.
+ * @ptep[0..@n) are the entries after it. While an entry is
+ * pte_advance_pfn() of the previous one by @dir (1 or -1: pages faulted in
+ * address order come in ascending or descending pfn order), it differs
+ * from it only in the pfn, so it is present, not special and maps the
+ * next (or previous) page: only that page's ->flags need reading. The
+ * caller makes sure that the pfns stay within the memmap.
  * Return the number of entries answered into @status[0..@n).
  *
  * The loop compares each entry with @pte advanced by a fixed step, which
@@ -205,15 +207,16 @@ static __always_inline int pagestat_pte_status(pte_t pte, unsigned long highest,
  * pages, so the check at @n catches it.
  */
 static noinline unsigned long pagestat_pte_chain(pte_t *ptep, unsigned long n,
-						 pte_t pte, struct page *page,
-						 int st, int *__restrict status)
+						 long dir, pte_t pte,
+						 struct page *page, int st,
+						 int *__restrict status)
 {
-	const pteval_t step = pte_val(pte_next_pfn(pte)) - pte_val(pte);
+	const pteval_t step = pte_val(pte_advance_pfn(pte, dir)) - pte_val(pte);
 	pteval_t next = pte_val(pte) + step;
 	unsigned long flags = page->flags;
 	long i;
 
-	if (pte_val(pte_advance_pfn(pte, n)) != pte_val(pte) + n * step)
+	if (pte_val(pte_advance_pfn(pte, n * dir)) != pte_val(pte) + n * step)
 		return 0;
 
 	/* Count up from -@n to 0: one index for both arrays, no bound */
@@ -222,7 +225,7 @@ static noinline unsigned long pagestat_pte_chain(pte_t *ptep, unsigned long n,
 	for (i = -(long)n; i; i++) {
 		if (pte_val(ptep_get(ptep + i)) != next)
 			break;
-		page = nth_page(page, 1);
+		page = nth_page(page, dir);
 		if (!pagestat_flags_match(page, flags)) {
 			flags = page->flags;
 			st = pagestat_page_status(page);
@@ -236,25 +239,31 @@ static noinline unsigned long pagestat_pte_chain(pte_t *ptep, unsigned long n,
 /*
  * Follow two interleaved chains, as faulting a range interleaved page by
  * page over two nodes maps: entry 2k continues the chain of @pte0 (mapping
- * @page0 with status @st0), entry 2k + 1 that of @pte1, over @ptep[0..2 *
- * @n). As pagestat_pte_chain(), with both chains in the memmap for @n more
- * pages. The step of @pte0 must be that of @pte1 too, which the check at
- * both ends verifies. Return the number of entries answered into @status.
+ * @page0 with status @st0, in direction @dir0), entry 2k + 1 that of @pte1,
+ * over @ptep[0..2 * @n). As pagestat_pte_chain(), with both chains in the
+ * memmap for @n more pages. Return the number of entries answered into
+ * @status.
  */
 static noinline unsigned long pagestat_pte_chain2(pte_t *ptep, unsigned long n,
-						  pte_t pte0, struct page *page0,
-						  int st0, pte_t pte1,
+						  long dir0, pte_t pte0,
+						  struct page *page0, int st0,
+						  long dir1, pte_t pte1,
 						  struct page *page1, int st1,
 						  int *__restrict status)
 {
-	const pteval_t step = pte_val(pte_next_pfn(pte0)) - pte_val(pte0);
-	pteval_t next0 = pte_val(pte0) + step;
-	pteval_t next1 = pte_val(pte1) + step;
+	const pteval_t step0 = pte_val(pte_advance_pfn(pte0, dir0)) -
+			       pte_val(pte0);
+	const pteval_t step1 = pte_val(pte_advance_pfn(pte1, dir1)) -
+			       pte_val(pte1);
+	pteval_t next0 = pte_val(pte0) + step0;
+	pteval_t next1 = pte_val(pte1) + step1;
 	unsigned long flags0 = page0->flags, flags1 = page1->flags;
 	long i;
 
-	if (pte_val(pte_advance_pfn(pte0, n)) != pte_val(pte0) + n * step ||
-	    pte_val(pte_advance_pfn(pte1, n)) != pte_val(pte1) + n * step)
+	if (pte_val(pte_advance_pfn(pte0, n * dir0)) !=
+	    pte_val(pte0) + n * step0 ||
+	    pte_val(pte_advance_pfn(pte1, n * dir1)) !=
+	    pte_val(pte1) + n * step1)
 		return 0;
 
 	ptep += 2 * n;
@@ -262,27 +271,46 @@ static noinline unsigned long pagestat_pte_chain2(pte_t *ptep, unsigned long n,
 	for (i = -2 * (long)n; i; i += 2) {
 		if (pte_val(ptep_get(ptep + i)) != next0)
 			break;
-		page0 = nth_page(page0, 1);
+		page0 = nth_page(page0, dir0);
 		if (!pagestat_flags_match(page0, flags0)) {
 			flags0 = page0->flags;
 			st0 = pagestat_page_status(page0);
 		}
 		status[i] = st0;
-		next0 += step;
+		next0 += step0;
 
 		if (pte_val(ptep_get(ptep + i + 1)) != next1) {
 			i++;
 			break;
 		}
-		page1 = nth_page(page1, 1);
+		page1 = nth_page(page1, dir1);
 		if (!pagestat_flags_match(page1, flags1)) {
 			flags1 = page1->flags;
 			st1 = pagestat_page_status(page1);
 		}
 		status[i + 1] = st1;
-		next1 += step;
+		next1 += step1;
 	}
 	return 2 * n + i;
+}
+
+/*
+ * The direction, 1 or -1, in which @next continues a chain from @pte, which
+ * maps @pfn, or 0; *@max is then how many more pages the memmap holds that
+ * way.
+ */
+static inline long pagestat_chain_dir(pte_t pte, pte_t next, unsigned long pfn,
+				      unsigned long highest, unsigned long *max)
+{
+	if (pte_same(next, pte_next_pfn(pte))) {
+		*max = highest - pfn;
+		return 1;
+	}
+	if (pte_same(next, pte_advance_pfn(pte, -1UL))) {
+		*max = pfn;
+		return -1;
+	}
+	return 0;
 }
 
 /*
@@ -295,8 +323,9 @@ static unsigned long pagestat_pte_chains(pte_t *ptep, unsigned long i,
 					 pte_t pte, struct page *page, int st,
 					 int *__restrict status)
 {
-	unsigned long pfn0 = pte_pfn(pte), pfn1;
+	unsigned long pfn0 = pte_pfn(pte), max0, max1;
 	struct page *page1;
+	long dir0, dir1;
 	pte_t pte1;
 	int st1;
 
@@ -304,26 +333,30 @@ static unsigned long pagestat_pte_chains(pte_t *ptep, unsigned long i,
 		return 0;
 	pte1 = ptep_get(ptep + i + 1);
 	/* A chain stays within the table and the memmap */
-	if (pte_same(pte1, pte_next_pfn(pte)))
-		return pagestat_pte_chain(ptep + i + 1,
-					  min(nr - i - 1, highest - pfn0),
-					  pte, page, st, status + i + 1);
+	dir0 = pagestat_chain_dir(pte, pte1, pfn0, highest, &max0);
+	if (dir0)
+		return pagestat_pte_chain(ptep + i + 1, min(nr - i - 1, max0),
+					  dir0, pte, page, st, status + i + 1);
 
-	if (i + 3 >= nr ||
-	    !pte_same(ptep_get(ptep + i + 2), pte_next_pfn(pte)))
+	if (i + 3 >= nr)
 		return 0;
-	/* Entry i + 1 must start the second chain, with the same flags */
+	dir0 = pagestat_chain_dir(pte, ptep_get(ptep + i + 2), pfn0, highest,
+				  &max0);
+	if (!dir0)
+		return 0;
+	/* Entry i + 1 must start the second chain */
 	st1 = pagestat_pte_status(pte1, highest, &page1);
-	if (st1 == PAGESTAT_SLOW || st1 == -ENOENT ||
-	    !pte_same(ptep_get(ptep + i + 3), pte_next_pfn(pte1)))
+	if (st1 == PAGESTAT_SLOW || st1 == -ENOENT)
 		return 0;
-	pfn1 = pte_pfn(pte1);
+	dir1 = pagestat_chain_dir(pte1, ptep_get(ptep + i + 3), pte_pfn(pte1),
+				  highest, &max1);
+	if (!dir1)
+		return 0;
 	status[i + 1] = st1;
 	return 1 + pagestat_pte_chain2(ptep + i + 2,
-				       min3((nr - i - 2) / 2, highest - pfn0,
-					    highest - pfn1),
-				       pte, page, st, pte1, page1, st1,
-				       status + i + 2);
+				       min3((nr - i - 2) / 2, max0, max1),
+				       dir0, pte, page, st, dir1, pte1, page1,
+				       st1, status + i + 2);
 }
 
 /*
