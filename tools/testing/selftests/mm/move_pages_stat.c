@@ -22,6 +22,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <pthread.h>
+#include <sys/ioctl.h>
+#include <lib/test_hmm_uapi.h>
+
 #include "../kselftest_harness.h"
 
 #ifndef MADV_POPULATE_WRITE
@@ -582,6 +586,132 @@ TEST_F(stat, lengths)
 		munmap(arr, asz);
 		munmap(p, len);
 	}
+}
+
+/*
+ * Device-private pages (lib/test_hmm.c, CONFIG_TEST_HMM): pages 4-11 of
+ * 16 written pages are migrated to the dmirror device.  Their PTEs then
+ * hold device-private entries, which stock answers -ENOENT; the others
+ * stay on node 0.
+ */
+TEST_F(stat, device_private)
+{
+	struct hmm_dmirror_cmd cmd = { 0 };
+	void **pages;
+	char *p;
+	int fd, i, *st;
+
+	fd = open("/dev/hmm_dmirror0", O_RDWR);
+	if (fd < 0)
+		SKIP(return, "no /dev/hmm_dmirror0 (CONFIG_TEST_HMM): %s",
+		     strerror(errno));
+	p = mmap(NULL, 16 * PSZ, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_TRUE(p != MAP_FAILED);
+	ASSERT_EQ(0, madvise(p, 16 * PSZ, MADV_NOHUGEPAGE));
+	memset(p, 1, 16 * PSZ);
+	cmd.addr = (uintptr_t)(p + 4 * PSZ);
+	cmd.ptr = (uintptr_t)malloc(8 * PSZ);
+	cmd.npages = 8;
+	if (ioctl(fd, HMM_DMIRROR_MIGRATE_TO_DEV, &cmd))
+		SKIP(return, "cannot migrate to the dmirror device: %s",
+		     strerror(errno));
+	ASSERT_EQ(8, cmd.cpages);
+
+	pages = page_array(p, 16, PSZ);
+	st = query(_metadata, pages, 16);
+	print_statuses("N", "device_private", st, 16);
+	for (i = 0; i < 16; i++)
+		EXPECT_EQ(i >= 4 && i < 12 ? -ENOENT : 0, st[i])
+			TH_LOG("page %d", i);
+	close(fd);
+}
+
+#define RACE_PAGES	(4 * HPSZ / PSZ)
+#define RACE_QUERIES	300
+
+struct race {
+	char *p;
+	int stop;
+	int bad;	/* units: statuses no state could give */
+};
+
+/*
+ * Change the mapping under the queries: unmap and map again, change
+ * protections, zap, make THPs and collapse them, fault pages back in.
+ */
+static void *race_mutate(void *arg)
+{
+	struct race *r = arg;
+	unsigned int i = 0;
+
+	while (!__atomic_load_n(&r->stop, __ATOMIC_RELAXED)) {
+		char *q = r->p + (i % 4) * HPSZ;
+
+		switch (i++ % 6) {
+		case 0:
+			munmap(q, HPSZ);
+			mmap(q, HPSZ, PROT_READ | PROT_WRITE,
+			     MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+			break;
+		case 1:
+			mprotect(q, HPSZ, PROT_NONE);
+			mprotect(q, HPSZ, PROT_READ | PROT_WRITE);
+			break;
+		case 2:
+			madvise(q, HPSZ, MADV_DONTNEED);
+			break;
+		case 3:
+			madvise(q, HPSZ, MADV_HUGEPAGE);
+			memset(q, 1, HPSZ);
+			break;
+		case 4:
+			madvise(q, HPSZ, 25 /* MADV_COLLAPSE */);
+			break;
+		default:
+			memset(q, 2, HPSZ / 2);
+			touch_read(q + HPSZ - PSZ);
+			break;
+		}
+	}
+	return NULL;
+}
+
+/*
+ * Query a range in a loop while another thread changes it: each status
+ * must be one that some state of the range gives (a node, -ENOENT for
+ * nothing mapped, -EFAULT for no VMA or the zero pages), and the kernel
+ * must not warn (the harness reads the console).
+ */
+TEST_F(stat, concurrent)
+{
+	struct race r = { 0 };
+	void **pages;
+	pthread_t t;
+	int *st, q;
+	unsigned long i;
+
+	r.p = map_aligned(4 * HPSZ, HPSZ, PROT_READ | PROT_WRITE,
+			  MAP_PRIVATE | MAP_ANONYMOUS);
+	ASSERT_TRUE(!!r.p);
+	memset(r.p, 1, 4 * HPSZ);
+	pages = page_array(r.p, RACE_PAGES, PSZ);
+	st = malloc(RACE_PAGES * sizeof(*st));
+	ASSERT_TRUE(!!st);
+	ASSERT_EQ(0, pthread_create(&t, NULL, race_mutate, &r));
+	for (q = 0; q < RACE_QUERIES; q++) {
+		if (move_pages(0, RACE_PAGES, pages, st, 0)) {
+			r.bad++;
+			break;
+		}
+		for (i = 0; i < RACE_PAGES; i++)
+			if (st[i] != -ENOENT && st[i] != -EFAULT &&
+			    (st[i] < 0 || st[i] >= self->nodes))
+				r.bad++;
+	}
+	__atomic_store_n(&r.stop, 1, __ATOMIC_RELAXED);
+	pthread_join(t, NULL);
+	EXPECT_EQ(0, r.bad);
 }
 
 static char *ro_page(void)
