@@ -96,7 +96,10 @@ static char *map_aligned(size_t len, size_t align, int prot, int flags)
 	return a;
 }
 
-/* Print statuses run-length encoded, as "# dump" lines: "0x3 -2x5 1". */
+/*
+ * Print statuses as a "# dump" line, run-length encoded, alternating
+ * pairs too: "0x3 [0 -2]x500 1".
+ */
 static void print_statuses(const char *kind, const char *name,
 			   const int *st, unsigned long n)
 {
@@ -106,10 +109,17 @@ static void print_statuses(const char *kind, const char *name,
 	while (i < n) {
 		for (j = i + 1; j < n && st[j] == st[i]; j++)
 			;
-		if (j - i > 1)
+		if (j - i == 1 && i + 3 < n && st[i + 2] == st[i] &&
+		    st[i + 3] == st[i + 1]) {
+			for (j = i + 2; j + 1 < n && st[j] == st[i] &&
+			     st[j + 1] == st[i + 1]; j += 2)
+				;
+			printf(" [%d %d]x%lu", st[i], st[i + 1], (j - i) / 2);
+		} else if (j - i > 1) {
 			printf(" %dx%lu", st[i], j - i);
-		else
+		} else {
 			printf(" %d", st[i]);
+		}
 		i = j;
 	}
 	printf("\n");
@@ -299,7 +309,7 @@ TEST_F(stat, hugetlb_2m)
 	hugetlb_case(_metadata, HPSZ, MAP_HUGE_2MB, "hugetlb_2m");
 }
 
-TEST_F(stat, hugetlb_1g)
+TEST_F_TIMEOUT(stat, hugetlb_1g, 600)
 {
 	if (sizeof(void *) < 8)
 		SKIP(return, "1 GiB pages need a 64-bit address space");
@@ -453,7 +463,7 @@ static char *mixed_region(void)
  * The same pages through pointer arrays of every shape: each entry must
  * get the status of its page in the consecutive query.
  */
-TEST_F(stat, arrays)
+TEST_F_TIMEOUT(stat, arrays, 600)
 {
 	static const unsigned long lens[] = {
 		1, 2, 15, 16, 17, 63, 64, 65, 255, 256, 257, 511, 512, 513,
@@ -531,7 +541,7 @@ TEST_F(stat, arrays)
  * exactly at an unmapped page: the exact length succeeds, one more
  * entry fails with -EFAULT, and nothing is written past the end.
  */
-TEST_F(stat, lengths)
+TEST_F_TIMEOUT(stat, lengths, 600)
 {
 	static const unsigned long lens[] = {
 		1, 15, 16, 17, 511, 512, 513, 1000, 100000,
@@ -683,7 +693,7 @@ static void *race_mutate(void *arg)
  * nothing mapped, -EFAULT for no VMA or the zero pages), and the kernel
  * must not warn (the harness reads the console).
  */
-TEST_F(stat, concurrent)
+TEST_F_TIMEOUT(stat, concurrent, 600)
 {
 	struct race r = { 0 };
 	void **pages;
