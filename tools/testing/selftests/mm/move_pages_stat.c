@@ -793,4 +793,58 @@ TEST_F(stat, bad_input)
 	EXPECT_EQ(0, WEXITSTATUS(status));
 }
 
+/*
+ * A huge nr_pages over a 4-entry array that ends where a hole starts:
+ * -EFAULT, and no status is written.
+ */
+TEST_F(stat, bad_huge_nr)
+{
+	char *arr = mmap(NULL, 2 * PSZ, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	int i, st[4] = { UNSET, UNSET, UNSET, UNSET };
+	void **end4;
+
+	ASSERT_TRUE(arr != MAP_FAILED);
+	ASSERT_EQ(0, munmap(arr + PSZ, PSZ));
+	arr[0] = 1;
+	end4 = (void **)(arr + PSZ) - 4;
+	for (i = 0; i < 4; i++)
+		end4[i] = arr;
+	errno = 0;
+	EXPECT_EQ(-1, move_pages(0, ~0UL >> 1, end4, st, 0));
+	EXPECT_EQ(EFAULT, errno);
+	for (i = 0; i < 4; i++)
+		EXPECT_EQ(UNSET, st[i]) TH_LOG("status %d written", i);
+}
+
+/*
+ * A status array that turns read-only halfway: -EFAULT, and what was
+ * written before the fault is right.
+ */
+TEST_F(stat, bad_status_halfway)
+{
+	char *p = mmap(NULL, 3 * PSZ, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	unsigned long n = 2 * PSZ / sizeof(int), i;
+	void **pages;
+	int *sb;
+
+	ASSERT_TRUE(p != MAP_FAILED);
+	ASSERT_EQ(0, bind_node(p, PSZ, 0));
+	p[0] = 1;
+	pages = page_array(p, n, 0);
+	sb = (int *)(p + PSZ);
+	for (i = 0; i < n; i++)
+		sb[i] = UNSET;
+	ASSERT_EQ(0, mprotect(p + 2 * PSZ, PSZ, PROT_READ));
+	errno = 0;
+	EXPECT_EQ(-1, move_pages(0, n, pages, sb, 0));
+	EXPECT_EQ(EFAULT, errno);
+	for (i = 0; i < n / 2; i++)
+		if (sb[i] != 0 && sb[i] != UNSET)
+			break;
+	EXPECT_EQ(n / 2, i) TH_LOG("a wrong status was written");
+	free(pages);
+}
+
 TEST_HARNESS_MAIN
