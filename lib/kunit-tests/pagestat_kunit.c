@@ -1898,6 +1898,8 @@ static int pagestat_query(struct pagestat_ctx *ctx, unsigned long start,
 		ctx->st[i] = PAGESTAT_UNSET;
 		ctx->orc[i] = PAGESTAT_UNSET;
 	}
+	/* a guard: the walker must not write past the last page */
+	ctx->st[nr] = PAGESTAT_UNSET;
 	mmap_read_lock(ctx->mm);
 	ret = pagestat_range(ctx->mm, start, nr, ctx->st);
 	for (i = 0; i < m; i++) {
@@ -1914,8 +1916,10 @@ static int pagestat_query(struct pagestat_ctx *ctx, unsigned long start,
 static unsigned long pagestat_count_bad(struct pagestat_ctx *ctx,
 					unsigned long start, unsigned long nr)
 {
-	unsigned long i, bad = 0;
+	unsigned long i, bad = ctx->st[nr] != PAGESTAT_UNSET;
 
+	if (bad)
+		ctx->first_bad = start + nr * PAGE_SIZE;
 	for (i = 0; i < nr; i++) {
 		int st = ctx->st[i];
 
@@ -1971,7 +1975,7 @@ static unsigned long pagestat_check_range(struct pagestat_ctx *ctx,
 	int ret = 0, try;
 	char buf[64];
 
-	KUNIT_ASSERT_EQ(test, pagestat_reserve(ctx, nr), 0);
+	KUNIT_ASSERT_EQ(test, pagestat_reserve(ctx, nr + 1), 0);
 	for (i = 0; i < nr; i++) {
 		unsigned long addr = start + i * PAGE_SIZE;
 
@@ -2006,6 +2010,9 @@ static unsigned long pagestat_check_range(struct pagestat_ctx *ctx,
 			    nr);
 	if (bad)
 		pagestat_report(ctx, start, nr);
+	KUNIT_EXPECT_EQ_MSG(test, ctx->st[nr], PAGESTAT_UNSET,
+			    "pagestat_range(%#lx, %lu) wrote past its last page",
+			    start, nr);
 	KUNIT_EXPECT_EQ_MSG(test, bad, 0,
 			    "pages of [%#lx, +%lu pages) that differ; first at %#lx",
 			    start, nr, ctx->first_bad);
