@@ -203,6 +203,41 @@ class BenchTest(unittest.TestCase):
         self.assertRegex(table, r'4k +8 +500.00 +20.00 +-96.0% +25.0x')
 
 
+class VamapTest(unittest.TestCase):
+    OUT = ['vamap sparse-64g size 68719476736 touched 16384 vamap_ns 2000000 '
+           'naive_ns 500000000 identical 1',
+           'vamap thp-1g size 1073741824 touched 262144 vamap_ns 10 '
+           'naive_ns 1000 identical 0',
+           'vamap bad size x',
+           'FAIL thp-1g: numa_vamap failed']
+
+    def test_parse(self):
+        cases, fails = ps.parse_vamap_bench(self.OUT)
+        self.assertEqual(sorted(cases), ['sparse-64g', 'thp-1g'])
+        self.assertEqual(cases['sparse-64g'],
+                         {'size': 64 << 30, 'touched': 16384,
+                          'vamap_ns': 2000000, 'naive_ns': 500000000,
+                          'identical': True})
+        self.assertFalse(cases['thp-1g']['identical'])
+        self.assertEqual(fails, ['FAIL thp-1g: numa_vamap failed'])
+
+    def test_table(self):
+        cases, _ = ps.parse_vamap_bench(self.OUT)
+        table = ps.vamap_table({'stock': cases, 'patched': cases})
+        self.assertRegex(table, r'sparse-64g +64G +16384 \| +2.0 +500.0 '
+                         r'+250.0x \| +2.0 +500.0 +250.0x \| yes')
+        self.assertRegex(table, r'thp-1g .* \| NO')
+
+    def test_checks(self):
+        lines = ['# detail', 'ok - self: numa_vamap exits 0',
+                 'not ok - child: the map is what a naive pass implies  ',
+                 'okay - not a check', 'PASS']
+        self.assertEqual(ps.parse_checks(lines),
+                         [('self: numa_vamap exits 0', True),
+                          ('child: the map is what a naive pass implies',
+                           False)])
+
+
 class TreeTest(unittest.TestCase):
     """The tree, update and export steps on a toy kernel and overlay."""
 
