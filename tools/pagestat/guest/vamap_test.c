@@ -468,7 +468,7 @@ int main(int argc, char **argv)
 	static struct map m, n, part, npart;
 	char rng[64], *a;
 	int ready[2], i;
-	pid_t child, zombie;
+	pid_t child, zombie, churn;
 
 	if (argc > 1)
 		tool = argv[1];
@@ -556,6 +556,28 @@ int main(int argc, char **argv)
 	vamap(&npart, child, "--naive", NULL);
 	check(npart.status == 0 && same_ranges(&m, &npart, "child --naive"),
 	      "child: numa_vamap --naive gives the same map");
+
+	/* VMAs that change all the time: an error, or a map of the rest. */
+	churn = fork();
+	if (!churn) {
+		for (;;) {
+			char *x = mmap(NULL, PAGE, PROT_READ | PROT_WRITE,
+				       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+			if (x != MAP_FAILED) {
+				x[0] = 1;
+				munmap(x, PAGE);
+			}
+		}
+	}
+	vamap(&m, churn, NULL, NULL);
+	kill(churn, SIGKILL);
+	waitpid(churn, NULL, 0);
+	printf("# changing VMAs: exit %d, %d ranges: %s\n", m.status, m.n,
+	       m.err);
+	check(m.status == 0 || (m.status == 1 && m.n == 0 &&
+				strstr(m.err, "kept changing")),
+	      "changing VMAs: a map, or an error and no map");
 
 	/* An exited process, and one that is gone. */
 	kill(child, SIGKILL);
