@@ -69,8 +69,25 @@ static uint64_t now_ns(void)
 	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
-static int populate(char *buf, size_t size)
+/*
+ * Lay the buffer out: THP advice, a memory policy over nodes @nodes, then
+ * write every page or (@sparse) the first page of each 2 MiB.
+ */
+static int setup(char *buf, size_t size, int advice, int mode,
+		 unsigned long nodes, int sparse)
 {
+	size_t off;
+
+	if ((advice >= 0 && madvise(buf, size, advice)) ||
+	    sys_mbind(buf, size, mode, nodes)) {
+		perror("madvise/mbind");
+		return -1;
+	}
+	if (sparse) {
+		for (off = 0; off < size; off += HPAGE)
+			buf[off] = 1;
+		return 0;
+	}
 	if (madvise(buf, size, MADV_POPULATE_WRITE)) {
 		perror("madvise(MADV_POPULATE_WRITE)");
 		return -1;
@@ -80,55 +97,27 @@ static int populate(char *buf, size_t size)
 
 static int setup_4k(char *buf, size_t size)
 {
-	if (madvise(buf, size, MADV_NOHUGEPAGE) ||
-	    sys_mbind(buf, size, MPOL_BIND, 1)) {
-		perror("madvise/mbind");
-		return -1;
-	}
-	return populate(buf, size);
+	return setup(buf, size, MADV_NOHUGEPAGE, MPOL_BIND, 1, 0);
 }
 
 static int setup_thp(char *buf, size_t size)
 {
-	if (madvise(buf, size, MADV_HUGEPAGE) ||
-	    sys_mbind(buf, size, MPOL_BIND, 1)) {
-		perror("madvise/mbind");
-		return -1;
-	}
-	return populate(buf, size);
+	return setup(buf, size, MADV_HUGEPAGE, MPOL_BIND, 1, 0);
 }
 
 static int setup_hugetlb(char *buf, size_t size)
 {
-	if (sys_mbind(buf, size, MPOL_BIND, 1)) {
-		perror("mbind");
-		return -1;
-	}
-	return populate(buf, size);
+	return setup(buf, size, -1, MPOL_BIND, 1, 0);
 }
 
 static int setup_sparse(char *buf, size_t size)
 {
-	size_t off;
-
-	if (madvise(buf, size, MADV_NOHUGEPAGE) ||
-	    sys_mbind(buf, size, MPOL_BIND, 1)) {
-		perror("madvise/mbind");
-		return -1;
-	}
-	for (off = 0; off < size; off += HPAGE)
-		buf[off] = 1;
-	return 0;
+	return setup(buf, size, MADV_NOHUGEPAGE, MPOL_BIND, 1, 1);
 }
 
 static int setup_interleave(char *buf, size_t size)
 {
-	if (madvise(buf, size, MADV_NOHUGEPAGE) ||
-	    sys_mbind(buf, size, MPOL_INTERLEAVE, 3)) {
-		perror("madvise/mbind");
-		return -1;
-	}
-	return populate(buf, size);
+	return setup(buf, size, MADV_NOHUGEPAGE, MPOL_INTERLEAVE, 3, 0);
 }
 
 static const struct bench_case cases[] = {
