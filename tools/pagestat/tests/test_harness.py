@@ -170,6 +170,14 @@ class TapTest(unittest.TestCase):
         self.assertEqual(dumps, {('stat.a', 'P', 'x'): '0x3 -2',
                                  ('stat.b', 'N', 'y'): '-14'})
 
+    def test_decode(self):
+        self.assertEqual(ps.decode_dump('0x3 [0 -2]x2 1 -14'),
+                         [0, 0, 0, 0, -2, 0, -2, 1, -14])
+        self.assertEqual(ps.first_difference('0x3 1', '0x2 1x2'),
+                         'page 2: 0 against 1')
+        self.assertEqual(ps.first_difference('0x3', '0x4'),
+                         'lengths 3 against 4')
+
     def test_compare(self):
         r = ps.Results()
         a = {('stat.a', 'P', 'x'): '0x3'}
@@ -177,7 +185,7 @@ class TapTest(unittest.TestCase):
         with contextlib.redirect_stdout(io.StringIO()) as out:
             ps.compare_dumps(r, 'differ', a, {('stat.a', 'P', 'x'): '1x3'})
         self.assertEqual((r.passed, r.failed), (1, 1))
-        self.assertIn('stat.a x', out.getvalue())
+        self.assertIn('stat.a x: page 0: 0 against 1', out.getvalue())
         with contextlib.redirect_stdout(io.StringIO()):
             ps.compare_dumps(r, 'skipped', a, {}, skip_tests=('stat.a',))
         self.assertEqual(r.failed, 2)  # nothing left to compare
