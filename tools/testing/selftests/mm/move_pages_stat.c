@@ -244,6 +244,12 @@ TEST_F(stat, thp)
 	p[0] = 1;
 	touch_read(&p[HPSZ]);
 	p[2 * HPSZ] = 1;
+	/*
+	 * Keep khugepaged from collapsing the zapped THP again (511 present
+	 * PTEs are within max_ptes_none), which made page 1535 present by
+	 * chance.
+	 */
+	ASSERT_EQ(0, madvise(p + 2 * HPSZ, HPSZ, MADV_NOHUGEPAGE));
 	ASSERT_EQ(0, madvise(p + 3 * HPSZ - PSZ, PSZ, MADV_DONTNEED));
 
 	pages = page_array(p, n, PSZ);
