@@ -1566,6 +1566,14 @@ static enum pagestat_verdict pagestat_build_seg(struct pagestat_ctx *ctx,
 					seg->kind);
 	}
 
+	/*
+	 * khugepaged could collapse a THP with one zapped page again (its
+	 * PTEs stay within max_ptes_none) while the case runs: keep it off.
+	 */
+	if (seg->kind == PAGESTAT_THP && strpbrk(seg->pattern, "ab"))
+		ret = do_madvise(ctx->mm, seg->start, seg->end - seg->start,
+				 MADV_NOHUGEPAGE);
+
 	/* zap_pmd_range() splits a THP's PMD; the folio stays large */
 	for (addr = seg->start; addr < seg->end && !ret; addr += PAGE_SIZE) {
 		char c = pagestat_char(seg, addr);
