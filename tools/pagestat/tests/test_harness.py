@@ -151,6 +151,28 @@ class KunitJsonTest(unittest.TestCase):
         self.assertEqual(r.line(), '3 passed, 1 failed, 1 skipped')
 
 
+class SetupTest(unittest.TestCase):
+    def test_missing_packages_named(self):
+        have, euid = ps.have, os.geteuid
+        ps.have = lambda check: 'ccache' not in check and 'qboot' not in check
+        os.geteuid = lambda: 1000
+        try:
+            with self.assertRaisesRegex(
+                    ps.Failure, 'missing packages: ccache qemu-system-data\n'
+                    '(.|\n)*apt-get install ccache qemu-system-data'):
+                ps.ensure_packages(False)
+        finally:
+            ps.have, os.geteuid = have, euid
+
+    def test_nothing_missing(self):
+        have = ps.have
+        ps.have = lambda check: True
+        try:
+            ps.ensure_packages(True)
+        finally:
+            ps.have = have
+
+
 class TapTest(unittest.TestCase):
     OUT = ['TAP version 13', '1..3',
            '# Starting 3 tests from 1 test cases.',
