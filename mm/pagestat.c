@@ -17,6 +17,7 @@
 #include <linux/pgtable.h>
 #include <linux/sched.h>
 #include <linux/string.h>
+#include <linux/unroll.h>
 
 #include "internal.h"
 
@@ -24,6 +25,12 @@
 #define PAGESTAT_BATCH		64UL
 /* PTEs between two looks for a chain of physically consecutive pages */
 #define PAGESTAT_CHAIN_TRY	8
+/* Empty PTEs that take a span of their own in pagestat_spans() */
+#define PAGESTAT_SPAN_HOLE	16
+/* Statuses of a PTE table that pagestat_spans() checks for one value */
+#define PAGESTAT_SPAN_SAME	16
+/* A walk callback's return value: pagestat_spans()'s buffer is full */
+#define PAGESTAT_FULL		1
 
 #ifndef NODE_NOT_IN_PAGE_FLAGS
 /* The bits of page->flags a status depends on: the zone and the node */
@@ -32,12 +39,14 @@
 #endif
 
 /*
- * The walker emits spans [addr, end) of equal status. The array form
- * (@status set) stores them; the extent form merges them into maximal
- * extents and reports each one to @fn.
+ * The walker emits spans [addr, end) of equal status. The span form (@buf
+ * set) appends them to @buf; the array form (@status set) stores them; the
+ * extent form merges them into maximal extents and reports each one to @fn.
  */
 struct pagestat_walk {
 	unsigned long start;		/* first page of the walk */
+	struct pagestat_buf *buf;	/* span form: the buffer */
+	unsigned long next;		/* span form: first page not answered */
 	int *status;			/* array form: one int per page */
 	pagestat_extent_fn fn;		/* extent form: callback */
 	void *arg;			/* extent form: its argument */
@@ -95,6 +104,13 @@ static inline int pagestat_extent_add(struct pagestat_walk *ps,
 static int pagestat_emit(struct pagestat_walk *ps, unsigned long addr,
 			 unsigned long end, int status)
 {
+	if (ps->buf) {
+		if (pagestat_buf_add(ps->buf, (end - addr) >> PAGE_SHIFT,
+				     status))
+			return 0;
+		ps->next = addr;
+		return PAGESTAT_FULL;
+	}
 	if (ps->status) {
 		pagestat_fill(ps->status + pagestat_index(ps, addr),
 			      (end - addr) >> PAGE_SHIFT, status);
@@ -360,8 +376,31 @@ static unsigned long pagestat_pte_chains(pte_t *ptep, unsigned long i,
 }
 
 /*
+ * The end of the run of empty entries from @i on, at most @nr; @none is an
+ * empty entry. An entry equal to it is empty too: when it is 0, as empty
+ * entries usually are, sixteen entries are tested with one compare.
+ */
+static __always_inline unsigned long pagestat_pte_none_end(pte_t *ptep,
+							   unsigned long i,
+							   unsigned long nr,
+							   pte_t none)
+{
+#define PAGESTAT_OR_PTE(k, p)	| pte_val(ptep_get((p) + (k)))
+	if (!pte_val(none)) {
+		while (i + 16 <= nr && !(0 UNROLL(16, PAGESTAT_OR_PTE, ptep + i)))
+			i += 16;
+	}
+#undef PAGESTAT_OR_PTE
+	while (i < nr && pte_none(ptep_get(ptep + i)))
+		i++;
+	return i;
+}
+
+/*
  * Answer @nr PTEs from @ptep (mapping @addr) into @status. The caller holds
- * the page table lock.
+ * the page table lock. With @hole_end, stop at a run of at least
+ * PAGESTAT_SPAN_HOLE empty entries, and set *@hole_end to its end.
+ * Return the number of entries answered.
  *
  * Faulting a range in address order usually maps physically consecutive
  * pages, which pagestat_pte_chain() answers at less cost. Looking for a
@@ -374,9 +413,10 @@ static unsigned long pagestat_pte_chains(pte_t *ptep, unsigned long i,
  * keeps the loop-invariant values (the memmap base, pte masks) in registers
  * across the stores.
  */
-static void pagestat_ptes(struct vm_area_struct *vma, pte_t *ptep,
-			  unsigned long addr, unsigned long nr,
-			  int *__restrict status)
+static __always_inline unsigned long
+__pagestat_ptes(struct vm_area_struct *vma, pte_t *ptep, unsigned long addr,
+		unsigned long nr, int *__restrict status,
+		unsigned long *hole_end)
 {
 	const unsigned long highest = highest_memmap_pfn;
 	unsigned long i = 0;
@@ -392,8 +432,11 @@ static void pagestat_ptes(struct vm_area_struct *vma, pte_t *ptep,
 		if (pte_none(pte)) {
 			unsigned long first = i;
 
-			while (++i < nr && pte_none(ptep_get(ptep + i)))
-				;
+			i = pagestat_pte_none_end(ptep, i + 1, nr, pte);
+			if (hole_end && i - first >= PAGESTAT_SPAN_HOLE) {
+				*hole_end = i;
+				return first;
+			}
 			pagestat_fill(status + first, i - first, -ENOENT);
 			continue;
 		}
@@ -421,6 +464,83 @@ static void pagestat_ptes(struct vm_area_struct *vma, pte_t *ptep,
 			status[i] = st;
 		}
 	}
+	return nr;
+}
+
+static void pagestat_ptes(struct vm_area_struct *vma, pte_t *ptep,
+			  unsigned long addr, unsigned long nr,
+			  int *__restrict status)
+{
+	__pagestat_ptes(vma, ptep, addr, nr, status, NULL);
+}
+
+/* Whether the @nr statuses from @st on, @nr > 1, are all the same. */
+static bool pagestat_same(const int *st, unsigned long nr)
+{
+	const int *end = st + nr - 1;
+	u64 two = (u32)st[0] * 0x100000001ULL;
+
+	if (*end != *st)
+		return false;
+	/* Two at a time, from an aligned pair on */
+	st += IS_ALIGNED((unsigned long)st, sizeof(u64)) ? 0 : 1;
+	for (; st + 8 <= end; st += 8)
+		if (*(u64 *)st != two || *(u64 *)(st + 2) != two ||
+		    *(u64 *)(st + 4) != two || *(u64 *)(st + 6) != two)
+			return false;
+	for (; st < end; st++)
+		if (*st != *end)
+			return false;
+	return true;
+}
+
+/*
+ * The span form of a PTE table: statuses go into the buffer's status array
+ * a segment at a time. A segment of one status (pages of one node) and a run
+ * of PAGESTAT_SPAN_HOLE or more empty entries take a span instead, so they
+ * use none of the array.
+ */
+static noinline int pagestat_pte_spans(struct pagestat_walk *ps,
+				       struct vm_area_struct *vma,
+				       pte_t *ptep, unsigned long addr,
+				       unsigned long end)
+{
+	struct pagestat_buf *buf = ps->buf;
+	unsigned long nr = (end - addr) >> PAGE_SHIFT;
+	unsigned long i = 0;
+
+	while (i < nr) {
+		unsigned long n = min_t(unsigned long, nr - i,
+					buf->max_status - buf->nr_status);
+		int *st = buf->status + buf->nr_status;
+		unsigned long done, hole = 0;
+
+		if (!n)
+			break;
+		done = __pagestat_ptes(vma, ptep + i, addr + (i << PAGE_SHIFT),
+				       n, st, &hole);
+		if (done) {
+			if (done >= PAGESTAT_SPAN_SAME && pagestat_same(st, done) &&
+			    pagestat_buf_add(buf, done, st[0])) {
+				/* One span: the statuses are not kept */
+			} else if (pagestat_buf_add(buf, done, PAGESTAT_SPAN_ARRAY)) {
+				buf->nr_status += done;
+			} else {
+				break;
+			}
+			i += done;
+		}
+		if (done < n) {
+			/* Entries [done, hole) of the segment are empty */
+			if (!pagestat_buf_add(buf, hole - done, -ENOENT))
+				break;
+			i += hole - done;
+		}
+	}
+	if (i == nr)
+		return 0;
+	ps->next = addr + (i << PAGE_SHIFT);
+	return PAGESTAT_FULL;
 }
 
 /*
@@ -585,7 +705,9 @@ static int pagestat_pmd_entry(pmd_t *pmdp, unsigned long addr,
 		walk->action = ACTION_AGAIN;
 		return 0;
 	}
-	if (ps->status) {
+	if (ps->buf) {
+		ret = pagestat_pte_spans(ps, vma, ptep, addr, end);
+	} else if (ps->status) {
 		pagestat_ptes(vma, ptep, addr, (end - addr) >> PAGE_SHIFT,
 			      ps->status + pagestat_index(ps, addr));
 		ret = 0;
@@ -773,4 +895,68 @@ int pagestat_extents(struct mm_struct *mm, unsigned long start,
 	if (!ret)
 		ret = pagestat_extent_flush(&ps);
 	return ret;
+}
+
+/**
+ * pagestat_spans - find the node of each page of a range, into a buffer
+ * @mm: the address space to look at.
+ * @start: an address in the first page; need not be page aligned.
+ * @nr_pages: number of pages.
+ * @buf: the buffer to append their statuses to.
+ *
+ * Find the status of each of the @nr_pages pages from @start on, as
+ * pagestat_range() does, and append them to @buf as spans, extending its
+ * last span where that has the same status. A huge leaf, a hole, or pages
+ * of one node that fill a PTE table or a segment of one take a single span;
+ * only pages whose statuses vary take a status each. When @buf is full the
+ * walk stops: the caller consumes and empties @buf, then asks again for the
+ * rest, so the memory used is bounded whatever @nr_pages is.
+ *
+ * This is the form for large queries: move_pages(2) uses it with a buffer
+ * of 1 KiB on the stack. Answering a page costs what it costs in
+ * pagestat_range(), less the store when it joins a span.
+ *
+ * Context: Process context; may sleep. Caller holds mmap_read_lock(@mm).
+ * Return: the number of pages answered, from @start on; fewer than
+ * @nr_pages only if @buf became full, and at least one if @buf had a free
+ * span and a free status. 0 also if the range wraps around the end of the
+ * address space.
+ */
+unsigned long pagestat_spans(struct mm_struct *mm, unsigned long start,
+			     unsigned long nr_pages, struct pagestat_buf *buf)
+{
+	struct pagestat_walk ps = { .buf = buf };
+	unsigned long last, end;
+	bool top = false;
+	int ret;
+
+	mmap_assert_locked(mm);
+	/* A span counts at most UINT_MAX pages */
+	nr_pages = min_t(unsigned long, nr_pages, UINT_MAX);
+	if (!nr_pages)
+		return 0;
+
+	start &= PAGE_MASK;
+	if (check_mul_overflow(nr_pages - 1, PAGE_SIZE, &last) ||
+	    check_add_overflow(start, last, &last))
+		return 0;
+
+	/* The last page of the address space: as in pagestat_range() */
+	end = last + PAGE_SIZE;
+	if (!end) {
+		if (nr_pages == 1)
+			return pagestat_buf_add(buf, 1, -EFAULT);
+		end = last;
+		top = true;
+	}
+
+	ps.start = start;
+	ret = walk_page_range(mm, start, end, &pagestat_walk_ops, &ps);
+	if (ret == PAGESTAT_FULL)
+		return (ps.next - start) >> PAGE_SHIFT;
+	if (WARN_ON_ONCE(ret))
+		return 0;
+	if (top && !pagestat_buf_add(buf, 1, -EFAULT))
+		return nr_pages - 1;
+	return nr_pages;
 }
