@@ -378,14 +378,17 @@ static unsigned long pagestat_pte_chains(pte_t *ptep, unsigned long i,
 /*
  * The end of the run of empty entries from @i on, at most @nr; @none is an
  * empty entry. An entry equal to it is empty too: when it is 0, as empty
- * entries usually are, sixteen entries are tested with one compare.
+ * entries usually are, sixteen entries are tested with one compare. They
+ * are read as plain words, which lets the compiler OR them straight from
+ * memory: under the page table lock an empty entry does not change, and
+ * any other value, torn or not, stops the fast loop.
  */
 static __always_inline unsigned long pagestat_pte_none_end(pte_t *ptep,
 							   unsigned long i,
 							   unsigned long nr,
 							   pte_t none)
 {
-#define PAGESTAT_OR_PTE(k, p)	| pte_val(ptep_get((p) + (k)))
+#define PAGESTAT_OR_PTE(k, p)	| pte_val((p)[k])
 	if (!pte_val(none)) {
 		while (i + 16 <= nr && !(0 UNROLL(16, PAGESTAT_OR_PTE, ptep + i)))
 			i += 16;
