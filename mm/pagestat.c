@@ -17,7 +17,6 @@
 #include <linux/pgtable.h>
 #include <linux/sched.h>
 #include <linux/string.h>
-#include <linux/unroll.h>
 
 #include "internal.h"
 
@@ -45,6 +44,8 @@
  */
 struct pagestat_walk {
 	unsigned long start;		/* first page of the walk */
+	unsigned long end;		/* end of the walk */
+	unsigned long ahead;		/* end of what PMD look-ahead answered */
 	struct pagestat_buf *buf;	/* span form: the buffer */
 	unsigned long next;		/* span form: first page not answered */
 	int *status;			/* array form: one int per page */
@@ -100,14 +101,11 @@ static inline int pagestat_extent_add(struct pagestat_walk *ps,
 	return ret;
 }
 
-/* Answer every page of [@addr, @end) with @status. */
-static int pagestat_emit(struct pagestat_walk *ps, unsigned long addr,
-			 unsigned long end, int status)
+static int __pagestat_emit(struct pagestat_walk *ps, unsigned long addr,
+			   unsigned long end, int status)
 {
 	if (ps->buf) {
-		if (pagestat_buf_add(ps->buf, (end - addr) >> PAGE_SHIFT,
-				     status))
-			return 0;
+		/* pagestat_emit() found the buffer full */
 		ps->next = addr;
 		return PAGESTAT_FULL;
 	}
@@ -117,6 +115,17 @@ static int pagestat_emit(struct pagestat_walk *ps, unsigned long addr,
 		return 0;
 	}
 	return pagestat_extent_add(ps, addr, end, status);
+}
+
+/* Answer every page of [@addr, @end) with @status. */
+static __always_inline int pagestat_emit(struct pagestat_walk *ps,
+					 unsigned long addr, unsigned long end,
+					 int status)
+{
+	if (ps->buf && pagestat_buf_add(ps->buf, (end - addr) >> PAGE_SHIFT,
+					status))
+		return 0;
+	return __pagestat_emit(ps, addr, end, status);
 }
 
 /* The status of a mapped folio, as do_pages_stat_array() decides it. */
@@ -388,12 +397,20 @@ static __always_inline unsigned long pagestat_pte_none_end(pte_t *ptep,
 							   unsigned long nr,
 							   pte_t none)
 {
-#define PAGESTAT_OR_PTE(k, p)	| pte_val((p)[k])
+	const pte_t *p = ptep + i;
+
 	if (!pte_val(none)) {
-		while (i + 16 <= nr && !(0 UNROLL(16, PAGESTAT_OR_PTE, ptep + i)))
+		while (i + 16 <= nr &&
+		       !(pte_val(p[0]) | pte_val(p[1]) | pte_val(p[2]) |
+			 pte_val(p[3]) | pte_val(p[4]) | pte_val(p[5]) |
+			 pte_val(p[6]) | pte_val(p[7]) | pte_val(p[8]) |
+			 pte_val(p[9]) | pte_val(p[10]) | pte_val(p[11]) |
+			 pte_val(p[12]) | pte_val(p[13]) | pte_val(p[14]) |
+			 pte_val(p[15]))) {
 			i += 16;
+			p += 16;
+		}
 	}
-#undef PAGESTAT_OR_PTE
 	while (i < nr && pte_none(ptep_get(ptep + i)))
 		i++;
 	return i;
@@ -659,6 +676,43 @@ static int pagestat_pmd_pfnmap(struct pagestat_walk *ps,
 	return ret;
 }
 
+/*
+ * After the PMD leaf (THP or hugetlb) that ends at @addr was answered, with
+ * its PMD table's lock held, answer the entries that follow it in the table
+ * too, from @pmdp on, while they are empty or leaves: the walk then passes
+ * over each of them with a compare instead of taking the lock again.
+ * Stop at a PTE table, which the walk reads, and at the end of the table,
+ * of the VMA and of the walk.
+ */
+static int pagestat_pmd_ahead(struct pagestat_walk *ps,
+			      struct vm_area_struct *vma, pmd_t *pmdp,
+			      unsigned long addr)
+{
+	/* The end of the table: the PUD boundary after the answered leaf */
+	unsigned long limit = pud_addr_end(addr - 1,
+					   min(ps->end, vma->vm_end));
+	int ret = 0;
+
+	/* A non-special leaf of a VM_PFNMAP VMA is answered page by page */
+	if (addr >= limit || (vma->vm_flags & VM_PFNMAP))
+		return 0;
+	do {
+		unsigned long next = pmd_addr_end(addr, limit);
+		pmd_t pmd = pmdp_get(pmdp++);
+
+		if (pmd_present(pmd) && !pmd_leaf(pmd))
+			break;
+		ret = pagestat_emit(ps, addr, next,
+				    pmd_none(pmd) ? -ENOENT :
+				    pagestat_pmd_status(vma, addr, pmd));
+		if (ret)
+			break;
+		ps->ahead = next;
+		addr = next;
+	} while (addr < limit);
+	return ret;
+}
+
 static int pagestat_pmd_entry(pmd_t *pmdp, unsigned long addr,
 			      unsigned long end, struct mm_walk *walk)
 {
@@ -668,6 +722,12 @@ static int pagestat_pmd_entry(pmd_t *pmdp, unsigned long addr,
 	pte_t *ptep;
 	pmd_t pmd;
 	int ret;
+
+	/* Answered by pagestat_pmd_ahead() */
+	if (end <= ps->ahead) {
+		walk->action = ACTION_CONTINUE;
+		return 0;
+	}
 
 	pmd = pmdp_get_lockless(pmdp);
 	if (pmd_none(pmd)) {
@@ -692,10 +752,12 @@ static int pagestat_pmd_entry(pmd_t *pmdp, unsigned long addr,
 				return ret;
 			}
 			st = pagestat_pmd_status(vma, addr, pmd);
+			ret = pagestat_emit(ps, addr, end, st);
+			if (!ret)
+				ret = pagestat_pmd_ahead(ps, vma, pmdp + 1, end);
 			spin_unlock(ptl);
 			/* Answered: nothing below this entry to walk */
 			walk->action = ACTION_CONTINUE;
-			ret = pagestat_emit(ps, addr, end, st);
 			cond_resched();
 			return ret;
 		}
@@ -725,9 +787,13 @@ static int pagestat_pmd_entry(pmd_t *pmdp, unsigned long addr,
 static int pagestat_pte_hole(unsigned long addr, unsigned long end,
 			     __always_unused int depth, struct mm_walk *walk)
 {
+	struct pagestat_walk *ps = walk->private;
+
+	/* An empty PMD answered by pagestat_pmd_ahead() */
+	if (end <= ps->ahead)
+		return 0;
 	/* Outside any VMA: vma_lookup() fails, move_pages() says -EFAULT */
-	return pagestat_emit(walk->private, addr, end,
-			     walk->vma ? -ENOENT : -EFAULT);
+	return pagestat_emit(ps, addr, end, walk->vma ? -ENOENT : -EFAULT);
 }
 
 #ifdef CONFIG_HUGETLB_PAGE
@@ -740,15 +806,29 @@ static int pagestat_hugetlb_entry(pte_t *ptep, unsigned long hmask,
 				  unsigned long addr, unsigned long end,
 				  struct mm_walk *walk)
 {
+	struct pagestat_walk *ps = walk->private;
 	struct vm_area_struct *vma = walk->vma;
-	struct hstate *h = hstate_vma(vma);
-	unsigned long size = huge_page_size(h);
+	struct hstate *h;
+	unsigned long size;
 	spinlock_t *ptl;	/* the lock of the hugetlb entry */
-	int st;
+	int st, ret;
 
+	/* Answered by pagestat_pmd_ahead() */
+	if (end <= ps->ahead)
+		return 0;
+
+	h = hstate_vma(vma);
+	size = huge_page_size(h);
 	ptl = huge_pte_lock(h, walk->mm, ptep);
 	if (size == PMD_SIZE) {
+		/* The PMD table's lock, as for a THP */
 		st = pagestat_pmd_status(vma, addr, pmdp_get((pmd_t *)ptep));
+		ret = pagestat_emit(ps, addr, end, st);
+		if (!ret)
+			ret = pagestat_pmd_ahead(ps, vma, (pmd_t *)ptep + 1,
+						 end);
+		spin_unlock(ptl);
+		return ret;
 	} else if (size == PUD_SIZE) {
 		st = pagestat_pud_status(pudp_get((pud_t *)ptep));
 	} else {
@@ -853,6 +933,7 @@ int pagestat_range(struct mm_struct *mm, unsigned long start,
 	}
 
 	ps.start = start;
+	ps.end = end;
 	return walk_page_range(mm, start, end, &pagestat_walk_ops, &ps);
 }
 
@@ -881,6 +962,7 @@ int pagestat_extents(struct mm_struct *mm, unsigned long start,
 {
 	struct pagestat_walk ps = {
 		.start		= start,
+		.end		= end,
 		.fn		= fn,
 		.arg		= arg,
 		.ext_start	= start,
@@ -954,6 +1036,7 @@ unsigned long pagestat_spans(struct mm_struct *mm, unsigned long start,
 	}
 
 	ps.start = start;
+	ps.end = end;
 	ret = walk_page_range(mm, start, end, &pagestat_walk_ops, &ps);
 	if (ret == PAGESTAT_FULL)
 		return (ps.next - start) >> PAGE_SHIFT;
