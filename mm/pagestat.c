@@ -410,6 +410,11 @@ static __always_inline unsigned long pagestat_pte_none_end(pte_t *ptep,
 			i += 16;
 			p += 16;
 		}
+		while (i + 4 <= nr && !(pte_val(p[0]) | pte_val(p[1]) |
+					pte_val(p[2]) | pte_val(p[3]))) {
+			i += 4;
+			p += 4;
+		}
 	}
 	while (i < nr && pte_none(ptep_get(ptep + i)))
 		i++;
@@ -419,8 +424,9 @@ static __always_inline unsigned long pagestat_pte_none_end(pte_t *ptep,
 /*
  * Answer @nr PTEs from @ptep (mapping @addr) into @status. The caller holds
  * the page table lock. With @hole_end, stop at a run of at least
- * PAGESTAT_SPAN_HOLE empty entries, and set *@hole_end to its end.
- * Return the number of entries answered.
+ * PAGESTAT_SPAN_HOLE empty entries, followed up to entry @hole_max (at
+ * least @nr), and set *@hole_end to its end. Return the number of entries
+ * answered.
  *
  * Faulting a range in address order usually maps physically consecutive
  * pages, which pagestat_pte_chain() answers at less cost. Looking for a
@@ -436,7 +442,7 @@ static __always_inline unsigned long pagestat_pte_none_end(pte_t *ptep,
 static __always_inline unsigned long
 __pagestat_ptes(struct vm_area_struct *vma, pte_t *ptep, unsigned long addr,
 		unsigned long nr, int *__restrict status,
-		unsigned long *hole_end)
+		unsigned long hole_max, unsigned long *hole_end)
 {
 	const unsigned long highest = highest_memmap_pfn;
 	unsigned long i = 0;
@@ -452,11 +458,13 @@ __pagestat_ptes(struct vm_area_struct *vma, pte_t *ptep, unsigned long addr,
 		if (pte_none(pte)) {
 			unsigned long first = i;
 
-			i = pagestat_pte_none_end(ptep, i + 1, nr, pte);
+			i = pagestat_pte_none_end(ptep, i + 1,
+						  hole_end ? hole_max : nr, pte);
 			if (hole_end && i - first >= PAGESTAT_SPAN_HOLE) {
 				*hole_end = i;
 				return first;
 			}
+			i = min(i, nr);
 			pagestat_fill(status + first, i - first, -ENOENT);
 			continue;
 		}
@@ -491,7 +499,7 @@ static void pagestat_ptes(struct vm_area_struct *vma, pte_t *ptep,
 			  unsigned long addr, unsigned long nr,
 			  int *__restrict status)
 {
-	__pagestat_ptes(vma, ptep, addr, nr, status, NULL);
+	__pagestat_ptes(vma, ptep, addr, nr, status, nr, NULL);
 }
 
 /* Whether the @nr statuses from @st on, @nr > 1, are all the same. */
@@ -538,7 +546,7 @@ static noinline int pagestat_pte_spans(struct pagestat_walk *ps,
 		if (!n)
 			break;
 		done = __pagestat_ptes(vma, ptep + i, addr + (i << PAGE_SHIFT),
-				       n, st, &hole);
+				       n, st, nr - i, &hole);
 		if (done) {
 			if (done >= PAGESTAT_SPAN_SAME && pagestat_same(st, done) &&
 			    pagestat_buf_add(buf, done, st[0])) {
@@ -551,7 +559,7 @@ static noinline int pagestat_pte_spans(struct pagestat_walk *ps,
 			i += done;
 		}
 		if (done < n) {
-			/* Entries [done, hole) of the segment are empty */
+			/* Entries [done, hole) from ptep + i on are empty */
 			if (!pagestat_buf_add(buf, hole - done, -ENOENT))
 				break;
 			i += hole - done;
