@@ -30,6 +30,10 @@
 #define PAGESTAT_SPAN_SAME	16
 /* A walk callback's return value: pagestat_spans()'s buffer is full */
 #define PAGESTAT_FULL		1
+/* Another: pagestat_pmd_ahead() answered ahead, walk on from ps->ahead */
+#define PAGESTAT_SKIP		2
+/* PMD entries answered ahead for which walking on from there is cheaper */
+#define PAGESTAT_SKIP_MIN	8
 
 #ifndef NODE_NOT_IN_PAGE_FLAGS
 /* The bits of page->flags a status depends on: the zone and the node */
@@ -46,6 +50,7 @@ struct pagestat_walk {
 	unsigned long start;		/* first page of the walk */
 	unsigned long end;		/* end of the walk */
 	unsigned long ahead;		/* end of what PMD look-ahead answered */
+	bool skip;			/* the walk stopped to go on at ahead */
 	struct pagestat_buf *buf;	/* span form: the buffer */
 	unsigned long next;		/* span form: first page not answered */
 	int *status;			/* array form: one int per page */
@@ -688,7 +693,8 @@ static int pagestat_pmd_pfnmap(struct pagestat_walk *ps,
  * After the PMD leaf (THP or hugetlb) that ends at @addr was answered, with
  * its PMD table's lock held, answer the entries that follow it in the table
  * too, from @pmdp on, while they are empty or leaves: the walk then passes
- * over each of them with a compare instead of taking the lock again.
+ * over each of them with a compare instead of taking the lock again, or,
+ * past PAGESTAT_SKIP_MIN of them, stops and goes on after them.
  * Stop at a PTE table, which the walk reads, and at the end of the table,
  * of the VMA and of the walk.
  */
@@ -699,6 +705,7 @@ static int pagestat_pmd_ahead(struct pagestat_walk *ps,
 	/* The end of the table: the PUD boundary after the answered leaf */
 	unsigned long limit = pud_addr_end(addr - 1,
 					   min(ps->end, vma->vm_end));
+	unsigned long start = addr;
 	int ret = 0;
 
 	/* A non-special leaf of a VM_PFNMAP VMA is answered page by page */
@@ -718,6 +725,10 @@ static int pagestat_pmd_ahead(struct pagestat_walk *ps,
 		ps->ahead = next;
 		addr = next;
 	} while (addr < limit);
+	if (!ret && addr - start >= PAGESTAT_SKIP_MIN * PMD_SIZE) {
+		ps->skip = true;
+		ret = PAGESTAT_SKIP;
+	}
 	return ret;
 }
 
@@ -875,6 +886,24 @@ static const struct mm_walk_ops pagestat_walk_ops = {
 	.walk_lock		= PGWALK_RDLOCK,
 };
 
+/*
+ * walk_page_range() over [@start, @end) with the pagestat callbacks, going
+ * on from ps->ahead when pagestat_pmd_ahead() stopped it there.
+ */
+static int pagestat_walk_range(struct mm_struct *mm, unsigned long start,
+			       unsigned long end, struct pagestat_walk *ps)
+{
+	int ret;
+
+	ps->end = end;
+	do {
+		ps->skip = false;
+		ret = walk_page_range(mm, start, end, &pagestat_walk_ops, ps);
+		start = ps->ahead;
+	} while (ps->skip && start < end);
+	return ps->skip ? 0 : ret;
+}
+
 /**
  * pagestat_range - find the node of each page of a range
  * @mm: the address space to look at.
@@ -941,8 +970,7 @@ int pagestat_range(struct mm_struct *mm, unsigned long start,
 	}
 
 	ps.start = start;
-	ps.end = end;
-	return walk_page_range(mm, start, end, &pagestat_walk_ops, &ps);
+	return pagestat_walk_range(mm, start, end, &ps);
 }
 
 /**
@@ -970,7 +998,6 @@ int pagestat_extents(struct mm_struct *mm, unsigned long start,
 {
 	struct pagestat_walk ps = {
 		.start		= start,
-		.end		= end,
 		.fn		= fn,
 		.arg		= arg,
 		.ext_start	= start,
@@ -984,7 +1011,7 @@ int pagestat_extents(struct mm_struct *mm, unsigned long start,
 	if (start == end)
 		return 0;
 
-	ret = walk_page_range(mm, start, end, &pagestat_walk_ops, &ps);
+	ret = pagestat_walk_range(mm, start, end, &ps);
 	if (!ret)
 		ret = pagestat_extent_flush(&ps);
 	return ret;
@@ -1044,8 +1071,7 @@ unsigned long pagestat_spans(struct mm_struct *mm, unsigned long start,
 	}
 
 	ps.start = start;
-	ps.end = end;
-	ret = walk_page_range(mm, start, end, &pagestat_walk_ops, &ps);
+	ret = pagestat_walk_range(mm, start, end, &ps);
 	if (ret == PAGESTAT_FULL)
 		return (ps.next - start) >> PAGE_SHIFT;
 	if (WARN_ON_ONCE(ret))
