@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * KUnit tests for pagestat_range() and pagestat_extents().
+ * KUnit tests for pagestat_range(), pagestat_extents() and pagestat_spans().
  *
  * Each case builds real mappings in the test kthread's own mm (attached by
  * kunit_vm_mmap()) at fixed addresses, checks with folio_walk_start() or a
@@ -10,6 +10,11 @@
  * do_pages_stat_array() (mm/migrate.c), kept verbatim, so that a difference
  * always means that the walker changed behaviour.
  *
+ * Every range that pagestat_range() is held to the references on is also
+ * answered by pagestat_spans() in buffers of several sizes, from one span
+ * and one status to move_pages()'s own, and compared page by page with
+ * pagestat_range(), the buffer's invariants checked after every call.
+ *
  * Suites:
  *  - pagestat_range: one case per kind of mapping, and edge cases;
  *  - pagestat_runs: the run form tiles the range with maximal runs that
@@ -18,7 +23,10 @@
  *    oracle page by page;
  *  - pagestat_chain: PTEs mapping physically consecutive pages, ascending,
  *    descending, PROT_NONE, in two interleaved lanes, broken, or between
- *    runs of empty entries, for the chain and empty-run loops.
+ *    runs of empty entries, for the chain and empty-run loops;
+ *  - pagestat_spans: the edge cases of pagestat_spans(): empty and wrapping
+ *    ranges, the last page of the address space, a buffer not empty, runs
+ *    of empty PTEs.
  *
  * Not built, and why:
  *  - swap entries: the test kernel has no swap device;
@@ -80,6 +88,12 @@
 #define PAGESTAT_HUGE_PFN	PHYS_PFN(SZ_1G)
 #define PAGESTAT_LAYOUTS	128
 #define PAGESTAT_RUNS_LAYOUTS	32
+/* The largest pagestat_spans() buffer tried, and guard slots after it */
+#define PAGESTAT_SPANS_MAX	16
+#define PAGESTAT_STATUS_MAX	224
+#define PAGESTAT_GUARDS		2
+/* No span counts this many pages: an unwritten span slot shows. */
+#define PAGESTAT_GUARD_NR	UINT_MAX
 
 enum pagestat_kind {
 	PAGESTAT_ANON,		/* private anon, 4 KiB pages */
@@ -219,6 +233,25 @@ struct pagestat_runs {
 	unsigned long cap;
 };
 
+/*
+ * The size of a pagestat_spans() buffer, and how many pages each call asks
+ * for (0: all that are left), so that calls find the buffer not empty.
+ */
+struct pagestat_geom {
+	unsigned int spans;
+	unsigned int status;
+	unsigned int chunk;
+};
+
+/* One span and one status up to what move_pages() uses (1 KiB) */
+static const struct pagestat_geom pagestat_geoms[] = {
+	{ .spans = 1, .status = 1 },
+	{ .spans = 2, .status = 3 },
+	{ .spans = 3, .status = 17 },
+	{ .spans = 5, .status = 40, .chunk = 29 },
+	{ .spans = PAGESTAT_SPANS_MAX, .status = PAGESTAT_STATUS_MAX },
+};
+
 struct pagestat_ctx {
 	struct kunit *test;
 	struct mm_struct *mm;
@@ -238,7 +271,13 @@ struct pagestat_ctx {
 	struct pagestat_raw *fp0;
 	struct pagestat_raw *fp1;
 	struct pagestat_run *runs;
+	int *sp;		/* pagestat_spans(), expanded */
 	unsigned long first_bad;
+	/* the pagestat_spans() buffer, and the geometries to try */
+	struct pagestat_span span[PAGESTAT_SPANS_MAX + PAGESTAT_GUARDS];
+	int span_st[PAGESTAT_STATUS_MAX + PAGESTAT_GUARDS];
+	const struct pagestat_geom *geoms;
+	unsigned int nr_geoms;
 	/* pagestat_chain: one status and one character per entry */
 	const int *chain_exp;
 	const char *chain_pat;
@@ -1844,6 +1883,7 @@ static int pagestat_reserve(struct pagestat_ctx *ctx, unsigned long nr)
 	kvfree(ctx->fp0);
 	kvfree(ctx->fp1);
 	kvfree(ctx->runs);
+	kvfree(ctx->sp);
 	ctx->st = kvcalloc(nr, sizeof(*ctx->st), GFP_KERNEL);
 	ctx->orc = kvcalloc(nr, sizeof(*ctx->orc), GFP_KERNEL);
 	ctx->exp = kvcalloc(nr, sizeof(*ctx->exp), GFP_KERNEL);
@@ -1851,9 +1891,10 @@ static int pagestat_reserve(struct pagestat_ctx *ctx, unsigned long nr)
 	ctx->fp0 = kvcalloc(nr, sizeof(*ctx->fp0), GFP_KERNEL);
 	ctx->fp1 = kvcalloc(nr, sizeof(*ctx->fp1), GFP_KERNEL);
 	ctx->runs = kvcalloc(nr, sizeof(*ctx->runs), GFP_KERNEL);
+	ctx->sp = kvcalloc(nr, sizeof(*ctx->sp), GFP_KERNEL);
 	ctx->cap = 0;
 	if (!ctx->st || !ctx->orc || !ctx->exp || !ctx->idx || !ctx->fp0 ||
-	    !ctx->fp1 || !ctx->runs)
+	    !ctx->fp1 || !ctx->runs || !ctx->sp)
 		return -ENOMEM;
 	ctx->cap = nr;
 	return 0;
@@ -1870,6 +1911,7 @@ static void pagestat_ctx_release(void *data)
 	kvfree(ctx->fp0);
 	kvfree(ctx->fp1);
 	kvfree(ctx->runs);
+	kvfree(ctx->sp);
 }
 
 static void pagestat_fingerprint(struct pagestat_ctx *ctx, unsigned long start,
@@ -1986,11 +2028,268 @@ static void pagestat_report(struct pagestat_ctx *ctx, unsigned long start,
 	}
 }
 
+/* Counts a fault; the first one is described in ctx->msg. */
+static __printf(3, 4) void pagestat_fault(struct pagestat_ctx *ctx,
+					  unsigned long *faults,
+					  const char *fmt, ...)
+{
+	va_list args;
+
+	if ((*faults)++)
+		return;
+	va_start(args, fmt);
+	vsnprintf(ctx->msg, sizeof(ctx->msg), fmt, args);
+	va_end(args);
+}
+
+static const char *pagestat_geom_desc(const struct pagestat_geom *g,
+				      char *buf, size_t len)
+{
+	int n = scnprintf(buf, len, "%u spans, %u statuses", g->spans,
+			  g->status);
+
+	if (g->chunk)
+		scnprintf(buf + n, len - n, ", %u pages a call", g->chunk);
+	return buf;
+}
+
+/* An empty buffer of geometry @g in ctx's arrays; every slot a guard. */
+static void pagestat_buf_init(struct pagestat_ctx *ctx,
+			      struct pagestat_buf *buf,
+			      const struct pagestat_geom *g)
+{
+	unsigned int k;
+
+	for (k = 0; k < ARRAY_SIZE(ctx->span); k++) {
+		ctx->span[k].nr = PAGESTAT_GUARD_NR;
+		ctx->span[k].status = PAGESTAT_UNSET;
+	}
+	for (k = 0; k < ARRAY_SIZE(ctx->span_st); k++)
+		ctx->span_st[k] = PAGESTAT_UNSET;
+	*buf = (struct pagestat_buf) {
+		.span		= ctx->span,
+		.status		= ctx->span_st,
+		.max_spans	= g->spans,
+		.max_status	= g->status,
+	};
+}
+
+/* The pages that the spans of @buf hold. */
+static unsigned long pagestat_buf_pages(const struct pagestat_buf *buf)
+{
+	unsigned long n = 0;
+	unsigned int k;
+
+	for (k = 0; k < min(buf->nr_spans, buf->max_spans); k++)
+		n += buf->span[k].nr;
+	return n;
+}
+
+/*
+ * The invariants of @buf after a pagestat_spans() call at @addr that asked
+ * for @asked pages and answered @ret, when @buf held @before pages (and
+ * nothing at all if @empty) before the call.
+ */
+static void pagestat_buf_check(struct pagestat_ctx *ctx,
+			       const struct pagestat_buf *buf,
+			       unsigned long addr, unsigned long asked,
+			       unsigned long ret, unsigned long before,
+			       bool empty, unsigned long *faults)
+{
+	unsigned long in_array = 0, after;
+	unsigned int k;
+
+	for (k = 0; k < PAGESTAT_GUARDS; k++) {
+		const struct pagestat_span *g = &buf->span[buf->max_spans + k];
+
+		if (g->nr != PAGESTAT_GUARD_NR || g->status != PAGESTAT_UNSET ||
+		    buf->status[buf->max_status + k] != PAGESTAT_UNSET)
+			pagestat_fault(ctx, faults,
+				       "pagestat_spans(%#lx, %lu) wrote guard slot %u past the spans or the statuses",
+				       addr, asked, k);
+	}
+	if (buf->nr_spans > buf->max_spans ||
+	    buf->nr_status > buf->max_status) {
+		pagestat_fault(ctx, faults,
+			       "pagestat_spans(%#lx, %lu) used %u of %u spans, %u of %u statuses",
+			       addr, asked, buf->nr_spans, buf->max_spans,
+			       buf->nr_status, buf->max_status);
+		return;
+	}
+	for (k = 0; k < buf->nr_spans; k++) {
+		const struct pagestat_span *span = &buf->span[k];
+
+		if (!span->nr)
+			pagestat_fault(ctx, faults,
+				       "pagestat_spans(%#lx, %lu): span %u is empty",
+				       addr, asked, k);
+		if (k && span->status == span[-1].status)
+			pagestat_fault(ctx, faults,
+				       "pagestat_spans(%#lx, %lu): spans %u and %u both %d",
+				       addr, asked, k - 1, k, span->status);
+		if (span->status == PAGESTAT_SPAN_ARRAY)
+			in_array += span->nr;
+	}
+	after = pagestat_buf_pages(buf);
+	if (in_array != buf->nr_status)
+		pagestat_fault(ctx, faults,
+			       "pagestat_spans(%#lx, %lu): %u statuses, %lu pages in array spans",
+			       addr, asked, buf->nr_status, in_array);
+	if (ret > asked || after - before != ret)
+		pagestat_fault(ctx, faults,
+			       "pagestat_spans(%#lx, %lu) answered %lu pages, the buffer went from %lu to %lu",
+			       addr, asked, ret, before, after);
+	if (empty && !ret)
+		pagestat_fault(ctx, faults,
+			       "pagestat_spans(%#lx, %lu) answered nothing into an empty buffer",
+			       addr, asked);
+	if (ret < asked && buf->nr_spans < buf->max_spans &&
+	    buf->nr_status < buf->max_status)
+		pagestat_fault(ctx, faults,
+			       "pagestat_spans(%#lx, %lu) answered %lu pages, the buffer not full: %u of %u spans, %u of %u statuses",
+			       addr, asked, ret, buf->nr_spans, buf->max_spans,
+			       buf->nr_status, buf->max_status);
+}
+
+/* One pagestat_spans() call, the invariants of @buf checked after it. */
+static unsigned long pagestat_spans_call(struct pagestat_ctx *ctx,
+					 struct pagestat_buf *buf,
+					 unsigned long start, unsigned long nr,
+					 unsigned long *faults)
+{
+	unsigned long before = pagestat_buf_pages(buf), ret;
+	bool empty = !buf->nr_spans && !buf->nr_status;
+
+	ret = pagestat_spans(ctx->mm, start, nr, buf);
+	pagestat_buf_check(ctx, buf, start, nr, ret, before, empty, faults);
+	return ret;
+}
+
+/* Expands the spans of @buf into ctx->sp from page *@pos on; empties @buf. */
+static void pagestat_buf_drain(struct pagestat_ctx *ctx,
+			       struct pagestat_buf *buf, unsigned long *pos,
+			       unsigned long nr)
+{
+	unsigned int k, s = 0;
+	unsigned long j;
+
+	for (k = 0; k < min(buf->nr_spans, buf->max_spans); k++) {
+		const struct pagestat_span *span = &buf->span[k];
+
+		for (j = 0; j < span->nr && *pos < nr; j++) {
+			int st = span->status;
+
+			if (st == PAGESTAT_SPAN_ARRAY)
+				st = s < buf->max_status ? buf->status[s++] :
+							   PAGESTAT_UNSET;
+			ctx->sp[(*pos)++] = st;
+		}
+	}
+	buf->nr_spans = 0;
+	buf->nr_status = 0;
+}
+
+/*
+ * Answers the @nr pages from @start with pagestat_spans() into a buffer of
+ * geometry @g, as move_pages() does: when a call comes back short, take
+ * what the buffer holds, empty it and ask for the rest. The pages go to
+ * ctx->sp. Caller holds mmap_read_lock(). Returns the number of faults.
+ */
+static unsigned long pagestat_spans_query(struct pagestat_ctx *ctx,
+					  const struct pagestat_geom *g,
+					  unsigned long start, unsigned long nr)
+{
+	unsigned long done = 0, pos = 0, faults = 0, calls = 0;
+	struct pagestat_buf buf;
+
+	pagestat_buf_init(ctx, &buf, g);
+	while (done < nr && !faults) {
+		unsigned long asked = nr - done, ret;
+
+		if (g->chunk)
+			asked = min_t(unsigned long, asked, g->chunk);
+		ret = pagestat_spans_call(ctx, &buf, start + done * PAGE_SIZE,
+					  asked, &faults);
+		done += ret;
+		if (ret < asked)
+			pagestat_buf_drain(ctx, &buf, &pos, nr);
+		if (!(++calls % 1024))
+			cond_resched();
+	}
+	pagestat_buf_drain(ctx, &buf, &pos, nr);
+	if (!faults && pos != nr)
+		pagestat_fault(ctx, &faults,
+			       "the spans of [%#lx, +%lu pages) hold %lu pages",
+			       start, nr, pos);
+	return faults;
+}
+
+/*
+ * Answers the @nr pages from @start with pagestat_spans() in a buffer of
+ * each geometry of ctx->geoms, and pagestat_range() under the same lock;
+ * the two must agree on every page, and every call keep the invariants of
+ * the buffer. Returns the number of faults found.
+ */
+static unsigned long pagestat_check_spans(struct pagestat_ctx *ctx,
+					  unsigned long start,
+					  unsigned long nr)
+{
+	unsigned long i, bad = 0, faults = 0, total = 0;
+	struct kunit *test = ctx->test;
+	char buf[64], geom[64];
+	unsigned int g;
+	int ret = 0, try;
+
+	KUNIT_ASSERT_EQ(test, pagestat_reserve(ctx, nr + 1), 0);
+	for (g = 0; g < ctx->nr_geoms; g++) {
+		pagestat_geom_desc(&ctx->geoms[g], geom, sizeof(geom));
+		for (try = 0; try < PAGESTAT_TRIES; try++) {
+			if (try) {
+				ctx->retries++;
+				msleep(20);
+			}
+			for (i = 0; i < nr; i++) {
+				ctx->st[i] = PAGESTAT_UNSET;
+				ctx->sp[i] = PAGESTAT_UNSET;
+			}
+			ctx->msg[0] = '\0';
+			mmap_read_lock(ctx->mm);
+			ret = pagestat_range(ctx->mm, start, nr, ctx->st);
+			faults = pagestat_spans_query(ctx, &ctx->geoms[g],
+						      start, nr);
+			mmap_read_unlock(ctx->mm);
+			for (i = 0, bad = 0; i < nr; i++)
+				if (ctx->sp[i] != ctx->st[i] && !bad++)
+					ctx->first_bad = start + i * PAGE_SIZE;
+			if (!ret && !faults && !bad)
+				break;
+		}
+		KUNIT_EXPECT_EQ_MSG(test, ret, 0, "pagestat_range(%#lx, %lu)",
+				    start, nr);
+		KUNIT_EXPECT_EQ_MSG(test, faults, 0, "%s (%s)", ctx->msg, geom);
+		if (bad) {
+			unsigned long addr = ctx->first_bad;
+
+			i = (addr - start) >> PAGE_SHIFT;
+			KUNIT_EXPECT_EQ_MSG(test, ctx->sp[i], ctx->st[i],
+					    "page %lu at %#lx (%s): pagestat_spans() (%s) vs pagestat_range(); %lu pages of [%#lx, +%lu pages) differ",
+					    i, addr,
+					    pagestat_describe(ctx, addr, buf,
+							      sizeof(buf)),
+					    geom, bad, start, nr);
+		}
+		total += bad + faults + !!ret;
+	}
+	return total;
+}
+
 /*
  * Queries the @nr pages from @start (which need not be aligned) and holds
  * every status to the layout (where verified) and to the oracle (on every
  * page, or on a sample of large ranges); the page tables must look the
- * same before and after. Returns the number of faults found.
+ * same before and after, and pagestat_spans() must give what
+ * pagestat_range() gives (pagestat_check_spans()). Returns the number of
+ * faults found.
  */
 static unsigned long pagestat_check_range(struct pagestat_ctx *ctx,
 					  unsigned long start,
@@ -2054,7 +2353,7 @@ static unsigned long pagestat_check_range(struct pagestat_ctx *ctx,
 				    pagestat_raw_name[ctx->fp1[first].level],
 				    ctx->fp1[first].flags, ctx->fp1[first].pfn);
 	}
-	return bad + changed + !!ret;
+	return bad + changed + !!ret + pagestat_check_spans(ctx, start, nr);
 }
 
 static void pagestat_span(const struct pagestat_ctx *ctx, unsigned long *start,
@@ -2102,6 +2401,8 @@ static int pagestat_case_init(struct kunit *test)
 		return -ENOMEM;
 	ctx->test = test;
 	ctx->mm = current->mm;
+	ctx->geoms = pagestat_geoms;
+	ctx->nr_geoms = ARRAY_SIZE(pagestat_geoms);
 	nid = first_node(node_states[N_MEMORY]);
 	ctx->nid[0] = nid;
 	nid = next_node(nid, node_states[N_MEMORY]);
@@ -2795,19 +3096,6 @@ static int pagestat_record_run(unsigned long start, unsigned long end,
 	return 0;
 }
 
-static __printf(3, 4) void pagestat_runs_fault(struct pagestat_ctx *ctx,
-					       unsigned long *faults,
-					       const char *fmt, ...)
-{
-	va_list args;
-
-	if ((*faults)++)
-		return;
-	va_start(args, fmt);
-	vsnprintf(ctx->msg, sizeof(ctx->msg), fmt, args);
-	va_end(args);
-}
-
 /* Tiling, maximality and agreement with ctx->st; the first fault in msg. */
 static unsigned long pagestat_runs_faults(struct pagestat_ctx *ctx,
 					  const struct pagestat_runs *rr,
@@ -2821,27 +3109,27 @@ static unsigned long pagestat_runs_faults(struct pagestat_ctx *ctx,
 
 		if (run->start != at || run->end <= run->start ||
 		    run->end > end || !PAGE_ALIGNED(run->end)) {
-			pagestat_runs_fault(ctx, &faults,
-					    "run %lu [%#lx, %#lx) does not continue at %#lx",
-					    k, run->start, run->end, at);
+			pagestat_fault(ctx, &faults,
+				       "run %lu [%#lx, %#lx) does not continue at %#lx",
+				       k, run->start, run->end, at);
 			return faults;
 		}
 		if (k && run->status == rr->run[k - 1].status)
-			pagestat_runs_fault(ctx, &faults,
-					    "runs %lu and %lu at %#lx both %d: not maximal",
-					    k - 1, k, run->start, run->status);
+			pagestat_fault(ctx, &faults,
+				       "runs %lu and %lu at %#lx both %d: not maximal",
+				       k - 1, k, run->start, run->status);
 		for (p = (run->start - start) >> PAGE_SHIFT;
 		     p < (run->end - start) >> PAGE_SHIFT; p++)
 			if (ctx->st[p] != run->status)
-				pagestat_runs_fault(ctx, &faults,
-						    "page %#lx: run %lu says %d, pagestat_range() %d",
-						    start + p * PAGE_SIZE, k,
-						    run->status, ctx->st[p]);
+				pagestat_fault(ctx, &faults,
+					       "page %#lx: run %lu says %d, pagestat_range() %d",
+					       start + p * PAGE_SIZE, k,
+					       run->status, ctx->st[p]);
 		at = run->end;
 	}
 	if (at != end)
-		pagestat_runs_fault(ctx, &faults, "runs stop at %#lx, not %#lx",
-				    at, end);
+		pagestat_fault(ctx, &faults, "runs stop at %#lx, not %#lx", at,
+			       end);
 	return faults;
 }
 
@@ -3817,8 +4105,276 @@ static struct kunit_suite pagestat_chain_suite = {
 	.test_cases	= pagestat_chain_cases,
 };
 
+/* ---------------------------------------------------------------- spans */
+
+/*
+ * pagestat_spans: the edge cases of pagestat_spans(). Every range that
+ * pagestat_check_range() checks in the other suites is answered by
+ * pagestat_spans() too, in every geometry of pagestat_geoms[].
+ */
+
+/* @buf with one span of two pages of @status in it, as a caller left it. */
+static void pagestat_buf_one(struct pagestat_buf *buf, int status)
+{
+	buf->span[0].nr = 2;
+	buf->span[0].status = status;
+	buf->nr_spans = 1;
+	buf->nr_status = 0;
+	if (status == PAGESTAT_SPAN_ARRAY) {
+		buf->status[0] = 7;
+		buf->status[1] = 8;
+		buf->nr_status = 2;
+	}
+}
+
+/* pagestat_spans() answers nothing and leaves the buffer as it was. */
+static void pagestat_spans_refused(struct pagestat_ctx *ctx,
+				   unsigned long start, unsigned long nr)
+{
+	static const int first[] = {
+		PAGESTAT_UNSET, -EFAULT, PAGESTAT_SPAN_ARRAY,
+	};
+	static const struct pagestat_geom g = { .spans = 2, .status = 3 };
+	struct pagestat_span span[2 + PAGESTAT_GUARDS];
+	int st[3 + PAGESTAT_GUARDS];
+	struct kunit *test = ctx->test;
+	struct pagestat_buf buf;
+	unsigned int k, nr_spans, nr_status;
+	unsigned long ret;
+
+	for (k = 0; k < ARRAY_SIZE(first); k++) {
+		pagestat_buf_init(ctx, &buf, &g);
+		if (first[k] != PAGESTAT_UNSET)
+			pagestat_buf_one(&buf, first[k]);
+		nr_spans = buf.nr_spans;
+		nr_status = buf.nr_status;
+		memcpy(span, ctx->span, sizeof(span));
+		memcpy(st, ctx->span_st, sizeof(st));
+		mmap_read_lock(ctx->mm);
+		ret = pagestat_spans(ctx->mm, start, nr, &buf);
+		mmap_read_unlock(ctx->mm);
+		KUNIT_EXPECT_EQ_MSG(test, ret, 0,
+				    "pagestat_spans(%#lx, %lu), buffer %u",
+				    start, nr, k);
+		KUNIT_EXPECT_EQ_MSG(test, buf.nr_spans, nr_spans,
+				    "pagestat_spans(%#lx, %lu), buffer %u",
+				    start, nr, k);
+		KUNIT_EXPECT_EQ_MSG(test, buf.nr_status, nr_status,
+				    "pagestat_spans(%#lx, %lu), buffer %u",
+				    start, nr, k);
+		KUNIT_EXPECT_MEMEQ_MSG(test, ctx->span, span, sizeof(span),
+				       "pagestat_spans(%#lx, %lu), buffer %u",
+				       start, nr, k);
+		KUNIT_EXPECT_MEMEQ_MSG(test, ctx->span_st, st, sizeof(st),
+				       "pagestat_spans(%#lx, %lu), buffer %u",
+				       start, nr, k);
+	}
+}
+
+/* nr_pages == 0 answers nothing, into an empty buffer or not. */
+static void pagestat_spans_empty(struct kunit *test)
+{
+	struct pagestat_ctx *ctx = test->priv;
+
+	pagestat_load(ctx, pagestat_small_layout, PAGESTAT_BASE);
+	pagestat_settle(test, ctx, pagestat_build(ctx));
+	pagestat_spans_refused(ctx, ctx->segs[0].start, 0);
+	pagestat_spans_refused(ctx, 0, 0);
+	pagestat_spans_refused(ctx, -PAGESTAT_P(1UL), 0);
+	pagestat_teardown(ctx);
+}
+
+/* A range that wraps past the top of the address space is refused. */
+static void pagestat_spans_overflow(struct kunit *test)
+{
+	struct pagestat_ctx *ctx = test->priv;
+
+	pagestat_load(ctx, pagestat_small_layout, PAGESTAT_BASE);
+	pagestat_settle(test, ctx, pagestat_build(ctx));
+	pagestat_spans_refused(ctx, -PAGESTAT_P(2UL), 4);
+	pagestat_spans_refused(ctx, -PAGESTAT_P(1UL), 2);
+	pagestat_spans_refused(ctx, ULONG_MAX, 2);
+	pagestat_spans_refused(ctx, -PAGESTAT_P(600UL), 601);
+	pagestat_teardown(ctx);
+}
+
+/*
+ * Ranges that end at the last page of the address space, which no VMA
+ * holds: every page is -EFAULT, in every geometry, and the last page joins
+ * a full buffer's last span when that is -EFAULT too.
+ */
+static void pagestat_spans_top(struct kunit *test)
+{
+	static const unsigned long nrs[] = { 1, 2, 3, 17, 600 };
+	static const struct pagestat_geom one = { .spans = 1, .status = 2 };
+	struct pagestat_ctx *ctx = test->priv;
+	unsigned long i, nr, bad, ret[4], faults = 0;
+	struct pagestat_buf buf;
+	unsigned int k;
+
+	for (k = 0; k < ARRAY_SIZE(nrs); k++) {
+		nr = nrs[k];
+		pagestat_check_spans(ctx, -PAGESTAT_P(nr), nr);
+		/* the last geometry's answer is still in ctx->sp */
+		for (i = 0, bad = 0; i < nr; i++)
+			bad += ctx->st[i] != -EFAULT || ctx->sp[i] != -EFAULT;
+		KUNIT_EXPECT_EQ_MSG(test, bad, 0,
+				    "pages of [%#lx, +%lu pages) not -EFAULT",
+				    -PAGESTAT_P(nr), nr);
+	}
+
+	pagestat_buf_init(ctx, &buf, &one);
+	pagestat_buf_one(&buf, -EFAULT);
+	mmap_read_lock(ctx->mm);
+	ret[0] = pagestat_spans_call(ctx, &buf, -PAGESTAT_P(1UL), 1, &faults);
+	ret[1] = pagestat_spans_call(ctx, &buf, -PAGESTAT_P(3UL), 3, &faults);
+	mmap_read_unlock(ctx->mm);
+	KUNIT_EXPECT_EQ(test, ret[0], 1);
+	KUNIT_EXPECT_EQ(test, ret[1], 3);
+	KUNIT_EXPECT_EQ(test, buf.nr_spans, 1);
+	KUNIT_EXPECT_EQ(test, buf.span[0].nr, 6);
+	KUNIT_EXPECT_EQ(test, buf.span[0].status, -EFAULT);
+
+	/* full, and its last span is not -EFAULT: nothing fits */
+	pagestat_buf_init(ctx, &buf, &one);
+	pagestat_buf_one(&buf, PAGESTAT_SPAN_ARRAY);
+	mmap_read_lock(ctx->mm);
+	ret[2] = pagestat_spans_call(ctx, &buf, -PAGESTAT_P(1UL), 1, &faults);
+	ret[3] = pagestat_spans_call(ctx, &buf, -PAGESTAT_P(3UL), 3, &faults);
+	mmap_read_unlock(ctx->mm);
+	KUNIT_EXPECT_EQ(test, ret[2], 0);
+	KUNIT_EXPECT_EQ(test, ret[3], 0);
+	KUNIT_EXPECT_EQ(test, buf.nr_spans, 1);
+	KUNIT_EXPECT_EQ(test, buf.span[0].nr, 2);
+	KUNIT_EXPECT_EQ(test, faults, 0);
+	if (faults)
+		kunit_info(test, "first fault: %s\n", ctx->msg);
+}
+
+/*
+ * A buffer that a caller did not empty: the first pages join its last span
+ * when they have its status (an array span takes array statuses after the
+ * ones it has), and start a span of their own when not, if one is free.
+ * pagestat_small_layout at PAGESTAT_BASE: pages 0 and 6 are in no VMA,
+ * 1 to 5 are "0z.x0".
+ */
+static void pagestat_spans_nonempty(struct kunit *test)
+{
+	static const struct pagestat_geom g1 = { .spans = 1, .status = 8 };
+	static const struct pagestat_geom g2 = { .spans = 2, .status = 8 };
+	struct pagestat_ctx *ctx = test->priv;
+	unsigned long b = PAGESTAT_BASE, i, ret[6], faults = 0;
+	struct pagestat_buf buf;
+
+	pagestat_load(ctx, pagestat_small_layout, b);
+	pagestat_settle(test, ctx, pagestat_build(ctx));
+
+	/* no free span: holes join the last span, the rest must wait */
+	pagestat_buf_init(ctx, &buf, &g1);
+	pagestat_buf_one(&buf, -EFAULT);
+	mmap_read_lock(ctx->mm);
+	ret[0] = pagestat_spans_call(ctx, &buf, b, 1, &faults);
+	ret[1] = pagestat_spans_call(ctx, &buf, b + PAGESTAT_P(6), 1, &faults);
+	ret[2] = pagestat_spans_call(ctx, &buf, b, 3, &faults);
+	mmap_read_unlock(ctx->mm);
+	KUNIT_EXPECT_EQ_MSG(test, ret[0], 1, "a page outside any VMA");
+	KUNIT_EXPECT_EQ_MSG(test, ret[1], 1, "a page between two VMAs");
+	KUNIT_EXPECT_EQ_MSG(test, ret[2], 1, "a hole, then pages of a VMA");
+	KUNIT_EXPECT_EQ(test, buf.nr_spans, 1);
+	KUNIT_EXPECT_EQ(test, buf.nr_status, 0);
+	KUNIT_EXPECT_EQ(test, buf.span[0].nr, 5);
+	KUNIT_EXPECT_EQ(test, buf.span[0].status, -EFAULT);
+
+	/* an array span: the new statuses go after its own */
+	pagestat_buf_init(ctx, &buf, &g1);
+	pagestat_buf_one(&buf, PAGESTAT_SPAN_ARRAY);
+	mmap_read_lock(ctx->mm);
+	ret[3] = pagestat_spans_call(ctx, &buf, b + PAGESTAT_P(1), 5, &faults);
+	mmap_read_unlock(ctx->mm);
+	KUNIT_EXPECT_EQ(test, ret[3], 5);
+	KUNIT_EXPECT_EQ(test, buf.nr_spans, 1);
+	KUNIT_EXPECT_EQ(test, buf.nr_status, 7);
+	KUNIT_EXPECT_EQ(test, buf.span[0].nr, 7);
+	KUNIT_EXPECT_EQ(test, buf.span[0].status, PAGESTAT_SPAN_ARRAY);
+	KUNIT_EXPECT_EQ(test, buf.status[0], 7);
+	KUNIT_EXPECT_EQ(test, buf.status[1], 8);
+	for (i = 0; i < 5; i++)
+		KUNIT_EXPECT_EQ_MSG(test, buf.status[2 + i],
+				    pagestat_expect(ctx, b + PAGESTAT_P(1 + i)),
+				    "page %lu", 1 + i);
+
+	/* another status: a new span if there is one, else nothing */
+	pagestat_buf_init(ctx, &buf, &g1);
+	pagestat_buf_one(&buf, 5);
+	mmap_read_lock(ctx->mm);
+	ret[4] = pagestat_spans_call(ctx, &buf, b, 2, &faults);
+	mmap_read_unlock(ctx->mm);
+	KUNIT_EXPECT_EQ(test, ret[4], 0);
+	KUNIT_EXPECT_EQ(test, buf.nr_spans, 1);
+	KUNIT_EXPECT_EQ(test, buf.span[0].nr, 2);
+	KUNIT_EXPECT_EQ(test, buf.span[0].status, 5);
+
+	pagestat_buf_init(ctx, &buf, &g2);
+	pagestat_buf_one(&buf, 5);
+	mmap_read_lock(ctx->mm);
+	ret[5] = pagestat_spans_call(ctx, &buf, b, 1, &faults);
+	mmap_read_unlock(ctx->mm);
+	KUNIT_EXPECT_EQ(test, ret[5], 1);
+	KUNIT_EXPECT_EQ(test, buf.nr_spans, 2);
+	KUNIT_EXPECT_EQ(test, buf.span[0].nr, 2);
+	KUNIT_EXPECT_EQ(test, buf.span[0].status, 5);
+	KUNIT_EXPECT_EQ(test, buf.span[1].nr, 1);
+	KUNIT_EXPECT_EQ(test, buf.span[1].status, -EFAULT);
+
+	KUNIT_EXPECT_EQ(test, faults, 0);
+	if (faults)
+		kunit_info(test, "first fault: %s\n", ctx->msg);
+	pagestat_teardown(ctx);
+}
+
+/*
+ * Runs of empty PTEs between pages whose statuses differ: some long enough
+ * to take a span of their own wherever a block of the PTE loop starts
+ * (PAGESTAT_SPAN_HOLE and PAGESTAT_CHAIN_TRY in mm/pagestat.c), some not;
+ * in every geometry, as every layout is.
+ */
+static void pagestat_spans_empty_ptes(struct kunit *test)
+{
+	static const struct pagestat_seg segs[] = {
+		{ .kind = PAGESTAT_ANON,
+		  .pattern = "0..............................1...............0" },
+		{ .kind = PAGESTAT_ANON, .off = PAGESTAT_P(50),
+		  .pattern = "1xxxxxxxxxxxxxxxxxxxxxxxx0................1" },
+		{ }
+	};
+	struct pagestat_ctx *ctx = test->priv;
+
+	pagestat_load(ctx, segs, PAGESTAT_BASE);
+	pagestat_settle(test, ctx, pagestat_build(ctx));
+	pagestat_check_layout(ctx);
+	pagestat_teardown(ctx);
+}
+
+static struct kunit_case pagestat_spans_cases[] = {
+	KUNIT_CASE(pagestat_spans_empty),
+	KUNIT_CASE(pagestat_spans_overflow),
+	KUNIT_CASE(pagestat_spans_top),
+	KUNIT_CASE(pagestat_spans_nonempty),
+	KUNIT_CASE(pagestat_spans_empty_ptes),
+	{}
+};
+
+static struct kunit_suite pagestat_spans_suite = {
+	.name		= "pagestat_spans",
+	.suite_init	= pagestat_suite_init,
+	.suite_exit	= pagestat_suite_exit,
+	.init		= pagestat_case_init,
+	.test_cases	= pagestat_spans_cases,
+};
+
 kunit_test_suites(&pagestat_range_suite, &pagestat_runs_suite,
-		  &pagestat_oracle_suite, &pagestat_chain_suite);
+		  &pagestat_oracle_suite, &pagestat_chain_suite,
+		  &pagestat_spans_suite);
 
 MODULE_DESCRIPTION("KUnit tests for pagestat_range()");
 MODULE_LICENSE("GPL");
