@@ -392,7 +392,7 @@ static unsigned long pagestat_pte_chains(pte_t *ptep, unsigned long i,
 /*
  * The end of the run of empty entries from @i on, at most @nr; @none is an
  * empty entry. An entry equal to it is empty too: when it is 0, as empty
- * entries usually are, sixteen entries are tested with one compare. They
+ * entries usually are, 32 entries are tested with one compare. They
  * are read as plain words, which lets the compiler OR them straight from
  * memory: under the page table lock an empty entry does not change, and
  * any other value, torn or not, stops the fast loop.
@@ -405,15 +405,20 @@ static __always_inline unsigned long pagestat_pte_none_end(pte_t *ptep,
 	const pte_t *p = ptep + i;
 
 	if (!pte_val(none)) {
-		while (i + 16 <= nr &&
+		while (i + 32 <= nr &&
 		       !(pte_val(p[0]) | pte_val(p[1]) | pte_val(p[2]) |
 			 pte_val(p[3]) | pte_val(p[4]) | pte_val(p[5]) |
 			 pte_val(p[6]) | pte_val(p[7]) | pte_val(p[8]) |
 			 pte_val(p[9]) | pte_val(p[10]) | pte_val(p[11]) |
 			 pte_val(p[12]) | pte_val(p[13]) | pte_val(p[14]) |
-			 pte_val(p[15]))) {
-			i += 16;
-			p += 16;
+			 pte_val(p[15]) | pte_val(p[16]) | pte_val(p[17]) |
+			 pte_val(p[18]) | pte_val(p[19]) | pte_val(p[20]) |
+			 pte_val(p[21]) | pte_val(p[22]) | pte_val(p[23]) |
+			 pte_val(p[24]) | pte_val(p[25]) | pte_val(p[26]) |
+			 pte_val(p[27]) | pte_val(p[28]) | pte_val(p[29]) |
+			 pte_val(p[30]) | pte_val(p[31]))) {
+			i += 32;
+			p += 32;
 		}
 		while (i + 4 <= nr && !(pte_val(p[0]) | pte_val(p[1]) |
 					pte_val(p[2]) | pte_val(p[3]))) {
