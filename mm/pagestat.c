@@ -4,7 +4,8 @@
  * move_pages(2) with a NULL node list, computed with one page table walk
  * instead of one lookup per address.
  *
- * Every answer is the one the per-address loop of do_pages_stat_array()
+ * Every answer is the one the per-address loop of stock 6.12's
+ * do_pages_stat_array()
  * (vma_lookup() + folio_walk_start(FW_ZEROPAGE)) gives for the same page.
  */
 #include <linux/hugetlb.h>
@@ -133,7 +134,7 @@ static __always_inline int pagestat_emit(struct pagestat_walk *ps,
 	return __pagestat_emit(ps, addr, end, status);
 }
 
-/* The status of a mapped folio, as do_pages_stat_array() decides it. */
+/* The status of a mapped folio, as move_pages() decides it. */
 static int pagestat_folio_status(struct folio *folio)
 {
 	/* The shared zero pages: move_pages() reports -EFAULT */
@@ -707,17 +708,24 @@ static int pagestat_pmd_ahead(struct pagestat_walk *ps,
 			      struct vm_area_struct *vma, pmd_t *pmdp,
 			      unsigned long addr)
 {
-	/* The end of the table: the PUD boundary after the answered leaf */
-	unsigned long limit = pud_addr_end(addr - 1,
-					   min(ps->end, vma->vm_end));
-	unsigned long start = addr;
+	unsigned long start = addr, limit;
 	int ret = 0;
 
+	/*
+	 * @addr is PMD aligned unless the walk or the VMA ends before it. At
+	 * a table boundary (always, when the PMD level is folded) the next
+	 * entry is in another table. Not the *_addr_end() helpers: with a
+	 * folded level they return the end they are given.
+	 */
+	if (PTRS_PER_PMD == 1 || !pmd_index(addr))
+		return 0;
+	limit = min3(ps->end, vma->vm_end,
+		     ALIGN(addr, PMD_SIZE * PTRS_PER_PMD));
 	/* A non-special leaf of a VM_PFNMAP VMA is answered page by page */
 	if (addr >= limit || (vma->vm_flags & VM_PFNMAP))
 		return 0;
 	do {
-		unsigned long next = pmd_addr_end(addr, limit);
+		unsigned long next = min(addr + PMD_SIZE, limit);
 		pmd_t pmd = pmdp_get(pmdp++);
 
 		if (pmd_present(pmd) && !pmd_leaf(pmd))
@@ -864,7 +872,7 @@ static int pagestat_hugetlb_entry(pte_t *ptep, unsigned long hmask,
 			st = pagestat_folio_status(page_folio(pte_page(pte)));
 	}
 	spin_unlock(ptl);
-	return pagestat_emit(walk->private, addr, end, st);
+	return pagestat_emit(ps, addr, end, st);
 }
 #else
 #define pagestat_hugetlb_entry	NULL
@@ -918,7 +926,7 @@ static int pagestat_walk_range(struct mm_struct *mm, unsigned long start,
  *
  * Fill @status[i] with the status of the page that contains
  * @start + i * PAGE_SIZE, exactly as move_pages(2) with a NULL node list
- * reports it (the per-address loop of do_pages_stat_array()):
+ * reports it (the per-address loop of stock 6.12's do_pages_stat_array()):
  *
  * - the node id of the folio mapped there: a normal page, a PMD-mapped THP,
  *   a PTE-mapped part of a large folio, a hugetlb page; for a PMD or PUD
@@ -1039,7 +1047,7 @@ int pagestat_extents(struct mm_struct *mm, unsigned long start,
  * rest, so the memory used is bounded whatever @nr_pages is.
  *
  * This is the form for large queries: move_pages(2) uses it with a buffer
- * of 1 KiB on the stack. Answering a page costs what it costs in
+ * of under 1 KiB on the stack. Answering a page costs what it costs in
  * pagestat_range(), less the store when it joins a span.
  *
  * Context: Process context; may sleep. Caller holds mmap_read_lock(@mm).

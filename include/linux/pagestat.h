@@ -4,6 +4,7 @@
 
 #include <linux/errno.h>
 #include <linux/limits.h>
+#include <linux/types.h>
 
 struct mm_struct;
 
@@ -55,9 +56,9 @@ struct pagestat_buf {
  * order; consecutive calls cover the walked range without gaps, and two
  * consecutive extents never have the same status.
  *
- * Context: Caller of pagestat_extents() holds mmap_read_lock(); the page
- * table lock of the current table or the hugetlb VMA lock may be held too,
- * so the function must not sleep.
+ * Context: Caller of pagestat_extents() holds mmap_read_lock(); a page
+ * table lock (of the current PTE table, or of the PMD table of a huge leaf)
+ * or the hugetlb VMA lock may be held too, so the function must not sleep.
  * Return: 0 to continue the walk, any other value to stop it;
  * pagestat_extents() then returns that value.
  */

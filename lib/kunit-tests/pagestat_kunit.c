@@ -89,8 +89,8 @@
 #define PAGESTAT_LAYOUTS	128
 #define PAGESTAT_RUNS_LAYOUTS	32
 /* The largest pagestat_spans() buffer tried, and guard slots after it */
-#define PAGESTAT_SPANS_MAX	16
-#define PAGESTAT_STATUS_MAX	224
+#define PAGESTAT_SPANS_MAX	24
+#define PAGESTAT_STATUS_MAX	194
 #define PAGESTAT_GUARDS		2
 /* No span counts this many pages: an unwritten span slot shows. */
 #define PAGESTAT_GUARD_NR	UINT_MAX
@@ -243,7 +243,7 @@ struct pagestat_geom {
 	unsigned int chunk;
 };
 
-/* One span and one status up to what move_pages() uses (1 KiB) */
+/* One span and one status up to what move_pages() uses on 64-bit */
 static const struct pagestat_geom pagestat_geoms[] = {
 	{ .spans = 1, .status = 1 },
 	{ .spans = 2, .status = 3 },
