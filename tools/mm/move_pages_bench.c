@@ -160,25 +160,37 @@ static int check(const struct bench_case *c, void **pages, int *status,
 	return 0;
 }
 
-/* Grow node 0's pool of 2 MiB pages to hold the buffer. */
-static void reserve_hugetlb(size_t size)
+static const char *hugetlb_pool =
+	"/sys/devices/system/node/node0/hugepages/hugepages-2048kB/nr_hugepages";
+
+/* Set node 0's pool of 2 MiB pages to @nr pages. */
+static void set_hugetlb_pool(unsigned long nr)
 {
-	static const char *path =
-		"/sys/devices/system/node/node0/hugepages/hugepages-2048kB/nr_hugepages";
+	FILE *f = fopen(hugetlb_pool, "w");
+
+	if (!f)
+		return;
+	fprintf(f, "%lu\n", nr);
+	fclose(f);
+}
+
+/*
+ * Grow node 0's pool of 2 MiB pages to hold the buffer; return its size
+ * before, to give the memory back to the later cases.
+ */
+static unsigned long reserve_hugetlb(size_t size)
+{
 	unsigned long have = 0;
 	FILE *f;
 
-	f = fopen(path, "r");
+	f = fopen(hugetlb_pool, "r");
 	if (!f)
-		return;
+		return 0;
 	if (fscanf(f, "%lu", &have) != 1)
 		have = 0;
 	fclose(f);
-	f = fopen(path, "w");
-	if (!f)
-		return;
-	fprintf(f, "%lu\n", have + size / HPAGE + 1);
-	fclose(f);
+	set_hugetlb_pool(have + size / HPAGE + 1);
+	return have;
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -192,6 +204,7 @@ static int run_case(const struct bench_case *c, size_t size)
 {
 	size_t n = size / PAGE, i;
 	int flags = MAP_PRIVATE | MAP_ANONYMOUS;
+	unsigned long pool = 0;
 	uint64_t t[64];
 	void **pages;
 	int *status;
@@ -199,13 +212,15 @@ static int run_case(const struct bench_case *c, size_t size)
 	int r;
 
 	if (c->hugetlb) {
-		reserve_hugetlb(size);
+		pool = reserve_hugetlb(size);
 		flags |= MAP_HUGETLB;
 	}
 	/* Over-map by 2 MiB so the buffer can be 2 MiB aligned. */
 	map = mmap(NULL, size + HPAGE, PROT_READ | PROT_WRITE, flags, -1, 0);
 	if (map == MAP_FAILED) {
 		printf("SKIP %s: mmap: %s\n", c->name, strerror(errno));
+		if (c->hugetlb)
+			set_hugetlb_pool(pool);
 		return c->hugetlb ? 0 : -1;
 	}
 	buf = (char *)(((uintptr_t)map + HPAGE - 1) & ~(HPAGE - 1));
@@ -251,6 +266,8 @@ static int run_case(const struct bench_case *c, size_t size)
 	free(pages);
 	free(status);
 	munmap(map, size + HPAGE);
+	if (c->hugetlb)
+		set_hugetlb_pool(pool);
 	return 0;
 }
 

@@ -226,6 +226,25 @@ class BenchTest(unittest.TestCase):
         self.assertIn('nodes 2', guest)
         self.assertEqual(len(fails), 1)
 
+    def test_size(self):
+        self.assertEqual(ps.parse_size('4G'), 4 << 30)
+        self.assertEqual(ps.parse_size('512m'), 512 << 20)
+        self.assertEqual(ps.parse_size('65536'), 65536)
+        for bad in ('0', '4T', 'G', '1.5G'):
+            with self.assertRaises(ps.Failure):
+                ps.parse_size(bad)
+
+    def test_guest_memory(self):
+        # 1 GiB fits the default nodes; 8 GiB grows them
+        self.assertIn('size=5120M', ' '.join(ps.bench_numa(1 << 30, 24000)))
+        numa = ' '.join(ps.bench_numa(8 << 30, 24000))
+        self.assertIn('id=m0,size=9216M', numa)
+        self.assertIn('id=m1,size=5120M', numa)
+        self.assertIn('-m 14336', numa)
+        # 16 GiB does not fit a 24 GiB host: a clear error, not an OOM
+        with self.assertRaisesRegex(ps.Failure, 'needs a guest of'):
+            ps.bench_numa(16 << 30, 24000)
+
     def test_table(self):
         st = {'4k': {'pages': 8, 'ns_per_page': 500.0, 'runs': []}}
         pa = {'4k': {'pages': 8, 'ns_per_page': 20.0, 'runs': []}}
