@@ -75,6 +75,7 @@
 #define PAGESTAT_ARENA		BIT(42)
 #define PAGESTAT_MAX_SEGS	6
 #define PAGESTAT_MAX_ENTRIES	48
+#define PAGESTAT_MAX_RANGES	6
 /* No walker writes this: an unwritten status slot shows. */
 #define PAGESTAT_UNSET		INT_MIN
 /* Above this many pages the oracle and the fingerprints are sampled. */
@@ -209,10 +210,18 @@ struct pagestat_seg {
 	bool verified;
 };
 
+/* @nr pages from PAGESTAT_BASE + @off, page aligned */
+struct pagestat_sub {
+	unsigned long off;
+	unsigned long nr;
+};
+
 struct pagestat_case {
 	const char *name;
 	bool slow;		/* faults 1 GiB: left out of pagestat_runs */
 	struct pagestat_seg segs[PAGESTAT_MAX_SEGS];
+	/* checked after the whole layout; the first with @nr 0 ends them */
+	struct pagestat_sub subs[PAGESTAT_MAX_RANGES];
 };
 
 enum pagestat_verdict {
@@ -2433,6 +2442,8 @@ static void pagestat_suite_exit(struct kunit_suite *suite)
 }
 
 #define PAGESTAT_P(n)	((n) * PAGE_SIZE)
+#define PAGESTAT_PMDS(n)	((n) * PMD_SIZE)
+#define PAGESTAT_NR(len)	((len) >> PAGE_SHIFT)
 
 /*
  * One row per kind of mapping. Unless a row says otherwise a segment is
@@ -2636,6 +2647,101 @@ static const struct pagestat_case pagestat_cases[] = {
 			{ .kind = PAGESTAT_ANON, .off = PAGESTAT_P(10),
 			  .pattern = "x0" },
 		},
+	}, {
+		/*
+		 * pagestat_pmd_ahead() answers the entries after a PMD leaf
+		 * up to the end of its PMD table (a PUD_SIZE boundary), of
+		 * the VMA and of the walk, and to a PTE table; from
+		 * PAGESTAT_SKIP_MIN (8) entries on, the walk goes on after
+		 * them. The subranges end inside the runs of leaves.
+		 */
+		.name = "PMD look-ahead: THPs across a PUD boundary, 10 a side",
+		.segs = { { .kind = PAGESTAT_THP,
+			    .off = PUD_SIZE - PAGESTAT_PMDS(10),
+			    .pattern = "00z0.0000011111.z111",
+			    .hole = PAGESTAT_RAW_PMD_NONE } },
+		.subs = {
+			{ PUD_SIZE - PAGESTAT_PMDS(10),
+			  PAGESTAT_NR(PAGESTAT_PMDS(5)) + 100 },
+			{ PUD_SIZE - PAGESTAT_PMDS(3) + PAGESTAT_P(7),
+			  PAGESTAT_NR(PAGESTAT_PMDS(3)) - 6 },
+			{ PUD_SIZE - PAGESTAT_P(1),
+			  PAGESTAT_NR(PAGESTAT_PMDS(6)) + 301 },
+			{ PUD_SIZE - PAGESTAT_PMDS(9),
+			  PAGESTAT_NR(PAGESTAT_PMDS(9)) },
+			{ PUD_SIZE + PAGESTAT_PMDS(1),
+			  PAGESTAT_NR(PAGESTAT_PMDS(8)) },
+		},
+	}, {
+		.name = "PMD look-ahead: THPs across a PUD boundary, 4 a side",
+		.segs = { { .kind = PAGESTAT_THP,
+			    .off = PUD_SIZE - PAGESTAT_PMDS(4),
+			    .pattern = "0z0011.1",
+			    .hole = PAGESTAT_RAW_PMD_NONE } },
+		.subs = {
+			{ PUD_SIZE - PAGESTAT_PMDS(4) + PAGESTAT_P(1),
+			  PAGESTAT_NR(PAGESTAT_PMDS(4)) },
+			{ PUD_SIZE - PAGESTAT_PMDS(2),
+			  PAGESTAT_NR(PAGESTAT_PMDS(3)) + 1 },
+		},
+	}, {
+		/* 'a' and 'b': a PTE table between runs of leaves */
+		.name = "PMD look-ahead: THPs around PTE-mapped THPs",
+		.segs = {
+			{ .kind = PAGESTAT_THP,
+			  .pattern = "00b111000000000a1111", .zap = 0 },
+			{ .kind = PAGESTAT_THP, .off = PAGESTAT_PMDS(24),
+			  .pattern = "1a0", .zap = 511 },
+		},
+		.subs = {
+			{ PAGESTAT_PMDS(3),
+			  PAGESTAT_NR(PAGESTAT_PMDS(12)) + 5 },
+			{ PAGESTAT_PMDS(1) + PAGESTAT_P(3),
+			  PAGESTAT_NR(PAGESTAT_PMDS(2)) },
+			{ PAGESTAT_PMDS(14) + PAGESTAT_P(511),
+			  PAGESTAT_NR(PAGESTAT_PMDS(2)) },
+		},
+	}, {
+		.name = "PMD look-ahead: 7, 8 and 9 entries to the VMA end",
+		.segs = {
+			{ .kind = PAGESTAT_THP, .pattern = "00000000" },
+			{ .kind = PAGESTAT_THP, .off = PAGESTAT_PMDS(9),
+			  .pattern = "111111111" },
+			{ .kind = PAGESTAT_THP, .off = PAGESTAT_PMDS(19),
+			  .pattern = "0z.0000000",
+			  .hole = PAGESTAT_RAW_PMD_NONE },
+		},
+		.subs = {
+			{ PAGESTAT_PMDS(9), PAGESTAT_NR(PAGESTAT_PMDS(4)) + 1 },
+			{ PAGESTAT_PMDS(2) + PAGESTAT_P(511),
+			  PAGESTAT_NR(PAGESTAT_PMDS(13)) },
+			{ PAGESTAT_PMDS(19), PAGESTAT_NR(PAGESTAT_PMDS(9)) },
+			{ PAGESTAT_PMDS(20) - PAGESTAT_P(1),
+			  PAGESTAT_NR(PAGESTAT_PMDS(8)) + 2 },
+		},
+	}, {
+		.name = "PMD look-ahead: hugetlb 2M across a PUD edge, 9 first",
+		.segs = { { .kind = PAGESTAT_HUGETLB, .shift = PMD_SHIFT,
+			    .off = PUD_SIZE - PAGESTAT_PMDS(9),
+			    .pattern = "0.0.0.0.01.1",
+			    .hole = PAGESTAT_RAW_PMD_NONE } },
+		.subs = {
+			{ PUD_SIZE - PAGESTAT_PMDS(9),
+			  PAGESTAT_NR(PAGESTAT_PMDS(4)) + 10 },
+			{ PUD_SIZE - PAGESTAT_PMDS(1) + PAGESTAT_P(5),
+			  PAGESTAT_NR(PAGESTAT_PMDS(1)) + 10 },
+		},
+	}, {
+		.name = "PMD look-ahead: hugetlb 2M across a PUD edge, 9 next",
+		.segs = { { .kind = PAGESTAT_HUGETLB, .shift = PMD_SHIFT,
+			    .off = PUD_SIZE - PAGESTAT_PMDS(2),
+			    .pattern = "001.1.1.1.1",
+			    .hole = PAGESTAT_RAW_PMD_NONE } },
+		.subs = {
+			{ PUD_SIZE, PAGESTAT_NR(PAGESTAT_PMDS(6)) + 3 },
+			{ PUD_SIZE - PAGESTAT_P(3),
+			  PAGESTAT_NR(PAGESTAT_PMDS(9)) + 3 },
+		},
 	},
 };
 
@@ -2646,10 +2752,14 @@ static void pagestat_range_kind(struct kunit *test)
 {
 	const struct pagestat_case *tc = test->param_value;
 	struct pagestat_ctx *ctx = test->priv;
+	unsigned int i;
 
 	pagestat_load(ctx, tc->segs, PAGESTAT_BASE);
 	pagestat_settle(test, ctx, pagestat_build(ctx));
 	pagestat_check_layout(ctx);
+	for (i = 0; i < PAGESTAT_MAX_RANGES && tc->subs[i].nr; i++)
+		pagestat_check_range(ctx, PAGESTAT_BASE + tc->subs[i].off,
+				     tc->subs[i].nr);
 	pagestat_settle(test, ctx, pagestat_reprobe(ctx));
 	pagestat_teardown(ctx);
 }
@@ -3194,11 +3304,17 @@ static void pagestat_runs_kind(struct kunit *test)
 	const struct pagestat_case *tc = test->param_value;
 	struct pagestat_ctx *ctx = test->priv;
 	unsigned long start, end;
+	unsigned int i;
 
 	pagestat_load(ctx, tc->segs, PAGESTAT_BASE);
 	pagestat_settle(test, ctx, pagestat_build(ctx));
 	pagestat_span(ctx, &start, &end);
 	pagestat_check_runs(ctx, start - 2 * PAGE_SIZE, end + 2 * PAGE_SIZE);
+	for (i = 0; i < PAGESTAT_MAX_RANGES && tc->subs[i].nr; i++) {
+		start = PAGESTAT_BASE + tc->subs[i].off;
+		pagestat_check_runs(ctx, start,
+				    start + tc->subs[i].nr * PAGE_SIZE);
+	}
 	pagestat_settle(test, ctx, pagestat_reprobe(ctx));
 	pagestat_teardown(ctx);
 }
