@@ -606,6 +606,126 @@ TEST_F_TIMEOUT(stat, lengths, 600)
 	}
 }
 
+#define UNALIGNED_PAGES	72000UL
+#define GUARD		16
+#define GUARD_BYTE	0xa5
+
+/*
+ * UNALIGNED_PAGES pages, 2 MiB aligned: pages 0-63 as mixed_region()
+ * makes them (pairs on node 0 and 1, 40-47 unmapped, 56-63 untouched),
+ * a THP written on node 1 at pages 512-1023 (4 KiB pages on node 1 if
+ * none is available: the same statuses), then every 997th page written,
+ * on node 0 below page 36000 and on node 1 above it, pages 40000-40007
+ * unmapped, the rest untouched.  The unmapped ranges are smaller than
+ * what malloc() maps for the arrays, so that it cannot put them there.
+ */
+static char *unaligned_region(void)
+{
+	size_t len = UNALIGNED_PAGES * PSZ, half = len / 2;
+	char *p = map_aligned(len, HPSZ, PROT_READ | PROT_WRITE,
+			      MAP_PRIVATE | MAP_ANONYMOUS);
+	unsigned long i;
+
+	if (!p)
+		return NULL;
+	if (madvise(p, len, MADV_NOHUGEPAGE) ||
+	    madvise(p + HPSZ, HPSZ, MADV_HUGEPAGE))
+		return NULL;
+	for (i = 0; i < 56; i += 2)
+		if (bind_node(p + i * PSZ, 2 * PSZ, (i / 2) % 2))
+			return NULL;
+	if (bind_node(p + HPSZ, HPSZ, 1) ||
+	    bind_node(p + 2 * HPSZ, half - 2 * HPSZ, 0) ||
+	    bind_node(p + half, len - half, 1))
+		return NULL;
+	for (i = 0; i < 56; i++)
+		p[i * PSZ] = 1;
+	memset(p + HPSZ, 1, HPSZ);
+	for (i = 2 * HPSZ / PSZ; i < UNALIGNED_PAGES; i += 997)
+		p[i * PSZ] = 1;
+	munmap(p + 40 * PSZ, 8 * PSZ);
+	munmap(p + 40000 * PSZ, 8 * PSZ);
+	return p;
+}
+
+/*
+ * Query @n pages into a status array at @off bytes past an 8-byte
+ * aligned address, between guard bytes: each status must be, byte for
+ * byte, the one the aligned query @al got, and no guard byte written.
+ */
+static void query_at(struct __test_metadata *_metadata, void **pages,
+		     unsigned long n, const int *al, size_t off,
+		     const char *name)
+{
+	size_t size = n * sizeof(int), total = GUARD + off + size + GUARD;
+	char *buf = malloc(total);
+	unsigned long i;
+	int v = 0;
+
+	ASSERT_TRUE(!!buf);
+	memset(buf, GUARD_BYTE, total);
+	ASSERT_EQ(0, move_pages(0, n, pages, (int *)(buf + GUARD + off), 0))
+		TH_LOG("%s at offset %zu", name, off);
+	for (i = 0; i < total; i++)
+		if ((i < GUARD + off || i >= GUARD + off + size) &&
+		    (unsigned char)buf[i] != GUARD_BYTE)
+			break;
+	EXPECT_EQ(total, i)
+		TH_LOG("%s at offset %zu: guard byte %ld from the array written",
+		       name, off, (long)(i - GUARD - off));
+	for (i = 0; i < n; i++) {
+		memcpy(&v, buf + GUARD + off + i * sizeof(int), sizeof(v));
+		if (v != al[i])
+			break;
+	}
+	EXPECT_EQ(n, i)
+		TH_LOG("%s at offset %zu: entry %lu is %d, aligned %d", name,
+		       off, i, v, i < n ? al[i] : 0);
+	free(buf);
+}
+
+/*
+ * A status array at an odd address (unaligned ints are valid on x86):
+ * each query must write there what it writes into an aligned array, and
+ * nothing before or after it.  The lengths cross the kernel's batches of
+ * pointers and its status buffer; the longest is answered in many rounds
+ * of spans.
+ */
+TEST_F_TIMEOUT(stat, unaligned_status, 600)
+{
+	static const unsigned long lens[] = {
+		1, 15, 16, 17, 513, 1000, UNALIGNED_PAGES,
+	};
+	static const unsigned long starts[] = { 0, 1000 };
+	static const size_t offs[] = { 1, 3, 5, 7 };
+	char *p = unaligned_region();
+	unsigned long k, s, o, n;
+	char name[64];
+	void **pages;
+	int *al;
+
+	ASSERT_TRUE(!!p);
+	for (s = 0; s < ARRAY_SIZE(starts); s++) {
+		for (k = 0; k < ARRAY_SIZE(lens); k++) {
+			n = lens[k];
+			if (starts[s] + n > UNALIGNED_PAGES)
+				continue;
+			pages = page_array(p + starts[s] * PSZ, n, PSZ);
+			ASSERT_TRUE(!!pages);
+			al = query(_metadata, pages, n);
+			snprintf(name, sizeof(name), "unaligned_%lu_%lu",
+				 starts[s], n);
+			print_statuses("P", name, al, n);
+			for (o = 0; o < ARRAY_SIZE(offs); o++)
+				query_at(_metadata, pages, n, al, offs[o],
+					 name);
+			free(al);
+			free(pages);
+		}
+	}
+	munmap(p, UNALIGNED_PAGES * PSZ);
+}
+
 /*
  * Device-private pages (lib/test_hmm.c, CONFIG_TEST_HMM): pages 4-11 of
  * 16 written pages are migrated to the dmirror device.  Their PTEs then
