@@ -1051,10 +1051,10 @@ int pagestat_extents(struct mm_struct *mm, unsigned long start,
  * pagestat_range(), less the store when it joins a span.
  *
  * Context: Process context; may sleep. Caller holds mmap_read_lock(@mm).
- * Return: the number of pages answered, from @start on; fewer than
- * @nr_pages only if @buf became full, and at least one if @buf had a free
- * span and a free status. 0 also if the range wraps around the end of the
- * address space.
+ * Return: the number of pages answered, from @start on: @nr_pages, or
+ * fewer if @buf became full or @nr_pages is above UINT_MAX (the most one
+ * call answers); at least one if @buf had a free span and a free status.
+ * 0 if the range wraps around the end of the address space.
  */
 unsigned long pagestat_spans(struct mm_struct *mm, unsigned long start,
 			     unsigned long nr_pages, struct pagestat_buf *buf)
