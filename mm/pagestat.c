@@ -31,7 +31,7 @@
 #define PAGESTAT_SPAN_SAME	16
 /* A walk callback's return value: pagestat_spans()'s buffer is full */
 #define PAGESTAT_FULL		1
-/* Another: pagestat_pmd_ahead() answered ahead, walk on from ps->ahead */
+/* Another: pagestat_pmd_leaf() answered ahead, walk on from ps->ahead */
 #define PAGESTAT_SKIP		2
 /* PMD entries answered ahead for which walking on from there is cheaper */
 #define PAGESTAT_SKIP_MIN	8
@@ -696,37 +696,37 @@ static int pagestat_pmd_pfnmap(struct pagestat_walk *ps,
 }
 
 /*
- * After the PMD leaf (THP or hugetlb) that ends at @addr was answered, with
- * its PMD table's lock held, answer the entries that follow it in the table
- * too, from @pmdp on, while they are empty or leaves: the walk then passes
- * over each of them with a compare instead of taking the lock again, or,
- * past PAGESTAT_SKIP_MIN of them, stops and goes on after them.
+ * Answer [@addr, @end) with @status, that of the PMD leaf (THP or hugetlb)
+ * at @pmdp, with its PMD table's lock held. Then answer the entries that
+ * follow it in the table too, while they are empty or leaves: the walk then
+ * passes over each of them with a compare instead of taking the lock again,
+ * or, past PAGESTAT_SKIP_MIN of them, stops and goes on after them.
  * Stop at a PTE table, which the walk reads, and at the end of the table,
  * of the VMA and of the walk.
  */
-static int pagestat_pmd_ahead(struct pagestat_walk *ps,
-			      struct vm_area_struct *vma, pmd_t *pmdp,
-			      unsigned long addr)
+static int pagestat_pmd_leaf(struct pagestat_walk *ps,
+			     struct vm_area_struct *vma, pmd_t *pmdp,
+			     unsigned long addr, unsigned long end, int status)
 {
-	unsigned long start = addr, limit;
-	int ret = 0;
+	unsigned long limit;
+	int ret;
 
+	ret = pagestat_emit(ps, addr, end, status);
 	/*
-	 * @addr is PMD aligned unless the walk or the VMA ends before it. At
-	 * a table boundary (always, when the PMD level is folded) the next
-	 * entry is in another table. Not the *_addr_end() helpers: with a
-	 * folded level they return the end they are given.
+	 * @end is PMD aligned unless the walk or the VMA ends there. At a
+	 * table boundary (always, when the PMD level is folded) ALIGN() gives
+	 * @end itself: the next entry is in another table. Not the
+	 * *_addr_end() helpers: with a folded level they return the end they
+	 * are given.
 	 */
-	if (PTRS_PER_PMD == 1 || !pmd_index(addr))
-		return 0;
-	limit = min3(ps->end, vma->vm_end,
-		     ALIGN(addr, PMD_SIZE * PTRS_PER_PMD));
+	limit = min3(ps->end, vma->vm_end, ALIGN(end, PMD_SIZE * PTRS_PER_PMD));
 	/* A non-special leaf of a VM_PFNMAP VMA is answered page by page */
-	if (addr >= limit || (vma->vm_flags & VM_PFNMAP))
-		return 0;
+	if (ret || end >= limit || (vma->vm_flags & VM_PFNMAP))
+		return ret;
+	addr = end;
 	do {
 		unsigned long next = min(addr + PMD_SIZE, limit);
-		pmd_t pmd = pmdp_get(pmdp++);
+		pmd_t pmd = pmdp_get(++pmdp);
 
 		if (pmd_present(pmd) && !pmd_leaf(pmd))
 			break;
@@ -738,7 +738,7 @@ static int pagestat_pmd_ahead(struct pagestat_walk *ps,
 		ps->ahead = next;
 		addr = next;
 	} while (addr < limit);
-	if (!ret && addr - start >= PAGESTAT_SKIP_MIN * PMD_SIZE) {
+	if (!ret && addr - end >= PAGESTAT_SKIP_MIN * PMD_SIZE) {
 		ps->skip = true;
 		ret = PAGESTAT_SKIP;
 	}
@@ -755,7 +755,7 @@ static int pagestat_pmd_entry(pmd_t *pmdp, unsigned long addr,
 	pmd_t pmd;
 	int ret;
 
-	/* Answered by pagestat_pmd_ahead() */
+	/* Answered by pagestat_pmd_leaf() */
 	if (end <= ps->ahead) {
 		walk->action = ACTION_CONTINUE;
 		return 0;
@@ -784,9 +784,7 @@ static int pagestat_pmd_entry(pmd_t *pmdp, unsigned long addr,
 				return ret;
 			}
 			st = pagestat_pmd_status(vma, addr, pmd);
-			ret = pagestat_emit(ps, addr, end, st);
-			if (!ret)
-				ret = pagestat_pmd_ahead(ps, vma, pmdp + 1, end);
+			ret = pagestat_pmd_leaf(ps, vma, pmdp, addr, end, st);
 			spin_unlock(ptl);
 			/* Answered: nothing below this entry to walk */
 			walk->action = ACTION_CONTINUE;
@@ -821,7 +819,7 @@ static int pagestat_pte_hole(unsigned long addr, unsigned long end,
 {
 	struct pagestat_walk *ps = walk->private;
 
-	/* An empty PMD answered by pagestat_pmd_ahead() */
+	/* An empty PMD answered by pagestat_pmd_leaf() */
 	if (end <= ps->ahead)
 		return 0;
 	/* Outside any VMA: vma_lookup() fails, move_pages() says -EFAULT */
@@ -845,7 +843,7 @@ static int pagestat_hugetlb_entry(pte_t *ptep, unsigned long hmask,
 	spinlock_t *ptl;	/* the lock of the hugetlb entry */
 	int st, ret;
 
-	/* Answered by pagestat_pmd_ahead() */
+	/* Answered by pagestat_pmd_leaf() */
 	if (end <= ps->ahead)
 		return 0;
 
@@ -855,10 +853,7 @@ static int pagestat_hugetlb_entry(pte_t *ptep, unsigned long hmask,
 	if (size == PMD_SIZE) {
 		/* The PMD table's lock, as for a THP */
 		st = pagestat_pmd_status(vma, addr, pmdp_get((pmd_t *)ptep));
-		ret = pagestat_emit(ps, addr, end, st);
-		if (!ret)
-			ret = pagestat_pmd_ahead(ps, vma, (pmd_t *)ptep + 1,
-						 end);
+		ret = pagestat_pmd_leaf(ps, vma, (pmd_t *)ptep, addr, end, st);
 		spin_unlock(ptl);
 		return ret;
 	} else if (size == PUD_SIZE) {
@@ -901,7 +896,7 @@ static const struct mm_walk_ops pagestat_walk_ops = {
 
 /*
  * walk_page_range() over [@start, @end) with the pagestat callbacks, going
- * on from ps->ahead when pagestat_pmd_ahead() stopped it there.
+ * on from ps->ahead when pagestat_pmd_leaf() stopped it there.
  */
 static int pagestat_walk_range(struct mm_struct *mm, unsigned long start,
 			       unsigned long end, struct pagestat_walk *ps)
@@ -915,6 +910,25 @@ static int pagestat_walk_range(struct mm_struct *mm, unsigned long start,
 		start = ps->ahead;
 	} while (ps->skip && start < end);
 	return ps->skip ? 0 : ret;
+}
+
+/*
+ * The end of the walk over the @nr_pages pages from @start, page aligned,
+ * @nr_pages > 0; 0 if the range wraps around the end of the address space.
+ * No VMA contains the last page of the address space (its vm_end would
+ * wrap to 0): a range that reaches it ends the walk before it, so that the
+ * walk ends above start, and sets *@top for the caller to answer it.
+ */
+static unsigned long pagestat_walk_end(unsigned long start,
+				       unsigned long nr_pages, bool *top)
+{
+	unsigned long last;
+
+	if (check_mul_overflow(nr_pages - 1, PAGE_SIZE, &last) ||
+	    check_add_overflow(start, last, &last))
+		return 0;
+	*top = !(last + PAGE_SIZE);
+	return *top ? last : last + PAGE_SIZE;
 }
 
 /**
@@ -959,7 +973,8 @@ int pagestat_range(struct mm_struct *mm, unsigned long start,
 		   unsigned long nr_pages, int *status)
 {
 	struct pagestat_walk ps = { .status = status };
-	unsigned long last, end;
+	unsigned long end;
+	bool top;
 
 	mmap_assert_locked(mm);
 	if (!nr_pages)
@@ -967,21 +982,13 @@ int pagestat_range(struct mm_struct *mm, unsigned long start,
 
 	/* VMAs are page aligned: any address answers for its page */
 	start &= PAGE_MASK;
-	if (check_mul_overflow(nr_pages - 1, PAGE_SIZE, &last) ||
-	    check_add_overflow(start, last, &last))
+	end = pagestat_walk_end(start, nr_pages, &top);
+	if (!end)
 		return -EINVAL;
-
-	/*
-	 * No VMA contains the last page of the address space (its vm_end
-	 * would wrap to 0); answer it here so that the walk ends above start.
-	 */
-	end = last + PAGE_SIZE;
-	if (!end) {
-		status[--nr_pages] = -EFAULT;
-		if (!nr_pages)
-			return 0;
-		end = last;
-	}
+	if (top)
+		status[nr_pages - 1] = -EFAULT;
+	if (end == start)
+		return 0;
 
 	ps.start = start;
 	return pagestat_walk_range(mm, start, end, &ps);
@@ -1060,8 +1067,8 @@ unsigned long pagestat_spans(struct mm_struct *mm, unsigned long start,
 			     unsigned long nr_pages, struct pagestat_buf *buf)
 {
 	struct pagestat_walk ps = { .buf = buf };
-	unsigned long last, end;
-	bool top = false;
+	unsigned long end;
+	bool top;
 	int ret;
 
 	mmap_assert_locked(mm);
@@ -1071,25 +1078,18 @@ unsigned long pagestat_spans(struct mm_struct *mm, unsigned long start,
 		return 0;
 
 	start &= PAGE_MASK;
-	if (check_mul_overflow(nr_pages - 1, PAGE_SIZE, &last) ||
-	    check_add_overflow(start, last, &last))
+	end = pagestat_walk_end(start, nr_pages, &top);
+	if (!end)
 		return 0;
 
-	/* The last page of the address space: as in pagestat_range() */
-	end = last + PAGE_SIZE;
-	if (!end) {
-		if (nr_pages == 1)
-			return pagestat_buf_add(buf, 1, -EFAULT);
-		end = last;
-		top = true;
+	if (end != start) {
+		ps.start = start;
+		ret = pagestat_walk_range(mm, start, end, &ps);
+		if (ret == PAGESTAT_FULL)
+			return (ps.next - start) >> PAGE_SHIFT;
+		if (WARN_ON_ONCE(ret))
+			return 0;
 	}
-
-	ps.start = start;
-	ret = pagestat_walk_range(mm, start, end, &ps);
-	if (ret == PAGESTAT_FULL)
-		return (ps.next - start) >> PAGE_SHIFT;
-	if (WARN_ON_ONCE(ret))
-		return 0;
 	if (top && !pagestat_buf_add(buf, 1, -EFAULT))
 		return nr_pages - 1;
 	return nr_pages;

@@ -2649,7 +2649,7 @@ static const struct pagestat_case pagestat_cases[] = {
 		},
 	}, {
 		/*
-		 * pagestat_pmd_ahead() answers the entries after a PMD leaf
+		 * pagestat_pmd_leaf() answers the entries after a PMD leaf
 		 * up to the end of its PMD table (a PUD_SIZE boundary), of
 		 * the VMA and of the walk, and to a PTE table; from
 		 * PAGESTAT_SKIP_MIN (8) entries on, the walk goes on after
