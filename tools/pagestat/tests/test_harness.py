@@ -7,6 +7,7 @@ import importlib.util
 import io
 import json
 import os
+import re
 import stat
 import subprocess
 import tempfile
@@ -129,6 +130,37 @@ class GuestTest(unittest.TestCase):
                                stdout=subprocess.PIPE, cwd=d, check=True)
         self.assertEqual(p.stdout.decode().split(),
                          ['bin', 'bin/x', 'dev/console'])
+
+
+class PackagesTest(unittest.TestCase):
+    """Every program the harness and its tests run is on the install list."""
+
+    # A command list written out in the source: ['prog', ... or ('prog', ...
+    CMD_RE = re.compile(r"(?:run|Popen|cmd\s*=\s*\(?)\s*\(?\[\s*'([\w.+-]+)'")
+
+    def programs(self):
+        found = set()
+        paths = [os.path.join(HERE, '..', 'pagestat')]
+        paths += [os.path.join(HERE, f) for f in os.listdir(HERE)
+                  if f.endswith('.py')]
+        for path in paths:
+            with open(path) as f:
+                found.update(self.CMD_RE.findall(f.read()))
+        return found
+
+    def test_scan_finds_programs(self):
+        # The scan must see the calls it is meant to judge.
+        progs = self.programs()
+        for p in ('git', 'make', 'qemu-system-x86_64', 'cpio', 'gcc', 'perl'):
+            self.assertIn(p, progs)
+
+    def test_every_program_is_installed(self):
+        listed = {c.split(':', 1)[1] for _, c in ps.PACKAGES
+                  if c.startswith('cmd:')}
+        missing = self.programs() - listed - ps.ESSENTIAL_CMDS - {'apt-get'}
+        self.assertEqual(missing, set(),
+                         'programs run but not in PACKAGES: %s' %
+                         ' '.join(sorted(missing)))
 
 
 class KunitJsonTest(unittest.TestCase):
