@@ -9,8 +9,13 @@
  * per page.  Under qemu -icount shift=0 a guest nanosecond is one guest
  * instruction, so the figures repeat from boot to boot.
  *
+ * The call-N cases instead time CALL_ROUNDS calls of N consecutive 4 KiB
+ * pages each, walking over the buffer, and print the median cost per call:
+ * what a library that asks for the node of a few addresses pays.
+ *
  * Output, one line per case (parsed by tools/pagestat/pagestat bench):
  *   case NAME pages N ns_per_page X runs A,B,C,...
+ *   case NAME pages N ns_per_call X runs A,B,C,...
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -47,7 +52,11 @@ struct bench_case {
 	int hugetlb;
 	int shuffle;
 	enum expect expect;
+	size_t call;		/* pages per call, or 0: one call for all */
 };
+
+/* Calls timed per run of a call-N case */
+#define CALL_ROUNDS	4096
 
 static int runs = 5;
 
@@ -127,7 +136,33 @@ static const struct bench_case cases[] = {
 	{ "sparse",	setup_sparse,		0, 0, EXPECT_SPARSE },
 	{ "random",	setup_4k,		0, 1, EXPECT_NODE0 },
 	{ "interleave",	setup_interleave,	0, 0, EXPECT_ALTERNATE },
+	{ "call-1",	setup_4k,		0, 0, EXPECT_NODE0, 1 },
+	{ "call-16",	setup_4k,		0, 0, EXPECT_NODE0, 16 },
+	{ "call-128",	setup_4k,		0, 0, EXPECT_NODE0, 128 },
 };
+
+/*
+ * CALL_ROUNDS calls of @c->call pages each, in turn over the @n pages;
+ * return the time taken, or 0 after a failed call.
+ */
+static uint64_t time_calls(const struct bench_case *c, void **pages,
+			   int *status, size_t n)
+{
+	size_t i, off = 0;
+	uint64_t t0 = now_ns();
+
+	for (i = 0; i < CALL_ROUNDS; i++) {
+		if (off + c->call > n)
+			off = 0;
+		if (sys_move_pages(c->call, pages + off, status + off)) {
+			printf("FAIL %s: move_pages: %s\n", c->name,
+			       strerror(errno));
+			return 0;
+		}
+		off += c->call;
+	}
+	return now_ns() - t0;
+}
 
 /* Index of the page a pointer points to, before any shuffle. */
 static int check(const struct bench_case *c, void **pages, int *status,
@@ -206,6 +241,7 @@ static int run_case(const struct bench_case *c, size_t size)
 	int flags = MAP_PRIVATE | MAP_ANONYMOUS;
 	unsigned long pool = 0;
 	uint64_t t[64];
+	size_t per;
 	void **pages;
 	int *status;
 	char *map, *buf;
@@ -246,6 +282,19 @@ static int run_case(const struct bench_case *c, size_t size)
 		uint64_t t0;
 
 		memset(status, 0x55, n * sizeof(*status));
+		if (c->call) {
+			t0 = time_calls(c, pages, status, n);
+			if (!t0)
+				return -1;
+			if (r >= 0)
+				t[r] = t0;
+			/* Only the pages the calls reached were answered */
+			if (check(c, pages, status,
+				  CALL_ROUNDS * c->call < n ?
+				  CALL_ROUNDS * c->call : n, buf))
+				return -1;
+			continue;
+		}
 		t0 = now_ns();
 		if (sys_move_pages(n, pages, status)) {
 			printf("FAIL %s: move_pages: %s\n", c->name,
@@ -258,10 +307,12 @@ static int run_case(const struct bench_case *c, size_t size)
 			return -1;
 	}
 	qsort(t, runs, sizeof(t[0]), cmp_u64);
-	printf("case %s pages %zu ns_per_page %.2f runs", c->name, n,
-	       (double)t[runs / 2] / n);
+	per = c->call ? CALL_ROUNDS : n;
+	printf("case %s pages %zu ns_per_%s %.2f runs", c->name,
+	       c->call ? c->call : n, c->call ? "call" : "page",
+	       (double)t[runs / 2] / per);
 	for (r = 0; r < runs; r++)
-		printf("%c%.2f", r ? ',' : ' ', (double)t[r] / n);
+		printf("%c%.2f", r ? ',' : ' ', (double)t[r] / per);
 	printf("\n");
 	free(pages);
 	free(status);
@@ -275,7 +326,8 @@ static void print_usage(const char *prog)
 {
 	fprintf(stderr,
 		"usage: %s [--size BYTES[K|M|G]] [--runs N] [CASE...]\n"
-		"cases: 4k thp hugetlb-2m sparse random interleave (default: all)\n",
+		"cases: 4k thp hugetlb-2m sparse random interleave\n"
+		"       call-1 call-16 call-128 (default: all)\n",
 		prog);
 	exit(2);
 }

@@ -248,13 +248,17 @@ class TapTest(unittest.TestCase):
 class BenchTest(unittest.TestCase):
     OUT = ['guest kernel 6.12.117 cpu "QEMU Virtual CPU" nodes 2',
            'case 4k pages 262144 ns_per_page 520.00 runs 519.5,520.0,521',
+           'case call-16 pages 16 ns_per_call 2100.00 runs 2100.0',
            'SKIP hugetlb-2m: mmap: Cannot allocate memory']
 
     def test_parse(self):
         cases, guest, fails = ps.parse_bench(self.OUT)
-        self.assertEqual(cases, {'4k': {'pages': 262144,
+        self.assertEqual(cases, {'4k': {'pages': 262144, 'unit': 'page',
                                         'ns_per_page': 520.0,
-                                        'runs': [519.5, 520.0, 521.0]}})
+                                        'runs': [519.5, 520.0, 521.0]},
+                                 'call-16': {'pages': 16, 'unit': 'call',
+                                             'ns_per_page': 2100.0,
+                                             'runs': [2100.0]}})
         self.assertIn('nodes 2', guest)
         self.assertEqual(len(fails), 1)
 
@@ -280,8 +284,11 @@ class BenchTest(unittest.TestCase):
     def test_table(self):
         st = {'4k': {'pages': 8, 'ns_per_page': 500.0, 'runs': []}}
         pa = {'4k': {'pages': 8, 'ns_per_page': 20.0, 'runs': []}}
+        st['call-1'] = {'pages': 1, 'unit': 'call', 'ns_per_page': 800.0}
+        pa['call-1'] = {'pages': 1, 'unit': 'call', 'ns_per_page': 760.0}
         table = ps.bench_table({'stock': st, 'patched': pa}, {})
-        self.assertRegex(table, r'4k +8 +500.00 +20.00 +-96.0% +25.0x')
+        self.assertRegex(table, r'4k +8 +500.00 +20.00 +-96.0% +25.0x page')
+        self.assertRegex(table, r'call-1 +1 +800.00 +760.00 +-5.0% +1.1x call')
 
 
 class VamapTest(unittest.TestCase):
