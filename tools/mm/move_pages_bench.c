@@ -41,7 +41,7 @@
 #define HPAGE		(2UL << 20)
 
 enum expect {
-	EXPECT_NODE0,		/* every page on node 0 */
+	EXPECT_NODE0,		/* every page on node 0 (--spread: 0 or 1) */
 	EXPECT_SPARSE,		/* first page of each 2 MiB on node 0, else -ENOENT */
 	EXPECT_ALTERNATE,	/* nodes alternate page by page */
 };
@@ -59,6 +59,8 @@ struct bench_case {
 #define CALL_ROUNDS	4096
 
 static int runs = 5;
+/* Nodes the buffer of a node 0 case is bound to: 1, or 3 with --spread */
+static unsigned long bind_nodes = 1;
 
 static long sys_move_pages(unsigned long n, void **pages, int *status)
 {
@@ -106,22 +108,22 @@ static int setup(char *buf, size_t size, int advice, int mode,
 
 static int setup_4k(char *buf, size_t size)
 {
-	return setup(buf, size, MADV_NOHUGEPAGE, MPOL_BIND, 1, 0);
+	return setup(buf, size, MADV_NOHUGEPAGE, MPOL_BIND, bind_nodes, 0);
 }
 
 static int setup_thp(char *buf, size_t size)
 {
-	return setup(buf, size, MADV_HUGEPAGE, MPOL_BIND, 1, 0);
+	return setup(buf, size, MADV_HUGEPAGE, MPOL_BIND, bind_nodes, 0);
 }
 
 static int setup_hugetlb(char *buf, size_t size)
 {
-	return setup(buf, size, -1, MPOL_BIND, 1, 0);
+	return setup(buf, size, -1, MPOL_BIND, bind_nodes, 0);
 }
 
 static int setup_sparse(char *buf, size_t size)
 {
-	return setup(buf, size, MADV_NOHUGEPAGE, MPOL_BIND, 1, 1);
+	return setup(buf, size, MADV_NOHUGEPAGE, MPOL_BIND, bind_nodes, 1);
 }
 
 static int setup_interleave(char *buf, size_t size)
@@ -175,9 +177,12 @@ static int check(const struct bench_case *c, void **pages, int *status,
 		page = ((char *)pages[i] - buf) / PAGE;
 		switch (c->expect) {
 		case EXPECT_NODE0:
+			/* Spread: node 0 fills first, then node 1 */
+			want = bind_nodes == 3 && status[i] == 1;
 			break;
 		case EXPECT_SPARSE:
-			want = page % (HPAGE / PAGE) ? -ENOENT : 0;
+			want = page % (HPAGE / PAGE) ? -ENOENT :
+			       bind_nodes == 3 && status[i] == 1;
 			break;
 		case EXPECT_ALTERNATE:
 			want = status[i];
@@ -196,13 +201,16 @@ static int check(const struct bench_case *c, void **pages, int *status,
 }
 
 static const char *hugetlb_pool =
-	"/sys/devices/system/node/node0/hugepages/hugepages-2048kB/nr_hugepages";
+	"/sys/devices/system/node/node%d/hugepages/hugepages-2048kB/nr_hugepages";
 
-/* Set node 0's pool of 2 MiB pages to @nr pages. */
-static void set_hugetlb_pool(unsigned long nr)
+/* Set node @nid's pool of 2 MiB pages to @nr pages. */
+static void set_hugetlb_pool(int nid, unsigned long nr)
 {
-	FILE *f = fopen(hugetlb_pool, "w");
+	char path[128];
+	FILE *f;
 
+	snprintf(path, sizeof(path), hugetlb_pool, nid);
+	f = fopen(path, "w");
 	if (!f)
 		return;
 	fprintf(f, "%lu\n", nr);
@@ -210,22 +218,32 @@ static void set_hugetlb_pool(unsigned long nr)
 }
 
 /*
- * Grow node 0's pool of 2 MiB pages to hold the buffer; return its size
- * before, to give the memory back to the later cases.
+ * Grow node @nid's pool of 2 MiB pages by @size; return its size before,
+ * to give the memory back to the later cases.
  */
-static unsigned long reserve_hugetlb(size_t size)
+static unsigned long reserve_hugetlb(int nid, size_t size)
 {
 	unsigned long have = 0;
+	char path[128];
 	FILE *f;
 
-	f = fopen(hugetlb_pool, "r");
+	snprintf(path, sizeof(path), hugetlb_pool, nid);
+	f = fopen(path, "r");
 	if (!f)
 		return 0;
 	if (fscanf(f, "%lu", &have) != 1)
 		have = 0;
 	fclose(f);
-	set_hugetlb_pool(have + size / HPAGE + 1);
+	set_hugetlb_pool(nid, have + size / HPAGE + 1);
 	return have;
+}
+
+/* Give the pools back what reserve_hugetlb() added. */
+static void put_hugetlb(const unsigned long *pool, int spread)
+{
+	set_hugetlb_pool(0, pool[0]);
+	if (spread)
+		set_hugetlb_pool(1, pool[1]);
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -239,7 +257,8 @@ static int run_case(const struct bench_case *c, size_t size)
 {
 	size_t n = size / PAGE, i;
 	int flags = MAP_PRIVATE | MAP_ANONYMOUS;
-	unsigned long pool = 0;
+	unsigned long pool[2] = { 0, 0 };
+	int spread = bind_nodes == 3;
 	uint64_t t[64];
 	size_t per;
 	void **pages;
@@ -248,7 +267,10 @@ static int run_case(const struct bench_case *c, size_t size)
 	int r;
 
 	if (c->hugetlb) {
-		pool = reserve_hugetlb(size);
+		/* Spread: half the buffer on each node */
+		pool[0] = reserve_hugetlb(0, spread ? size / 2 : size);
+		if (spread)
+			pool[1] = reserve_hugetlb(1, size / 2);
 		flags |= MAP_HUGETLB;
 	}
 	/* Over-map by 2 MiB so the buffer can be 2 MiB aligned. */
@@ -256,7 +278,7 @@ static int run_case(const struct bench_case *c, size_t size)
 	if (map == MAP_FAILED) {
 		printf("SKIP %s: mmap: %s\n", c->name, strerror(errno));
 		if (c->hugetlb)
-			set_hugetlb_pool(pool);
+			put_hugetlb(pool, spread);
 		return c->hugetlb ? 0 : -1;
 	}
 	buf = (char *)(((uintptr_t)map + HPAGE - 1) & ~(HPAGE - 1));
@@ -318,14 +340,15 @@ static int run_case(const struct bench_case *c, size_t size)
 	free(status);
 	munmap(map, size + HPAGE);
 	if (c->hugetlb)
-		set_hugetlb_pool(pool);
+		put_hugetlb(pool, spread);
 	return 0;
 }
 
 static void print_usage(const char *prog)
 {
 	fprintf(stderr,
-		"usage: %s [--size BYTES[K|M|G]] [--runs N] [CASE...]\n"
+		"usage: %s [--size BYTES[K|M|G]] [--runs N] [--spread] [CASE...]\n"
+		"--spread: bind the node 0 cases to nodes 0 and 1 (node 0 fills first)\n"
 		"cases: 4k thp hugetlb-2m sparse random interleave\n"
 		"       call-1 call-16 call-128 (default: all)\n",
 		prog);
@@ -366,13 +389,14 @@ int main(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "size", required_argument, NULL, 's' },
 		{ "runs", required_argument, NULL, 'r' },
+		{ "spread", no_argument, NULL, 'S' },
 		{ NULL, 0, NULL, 0 },
 	};
 	size_t size = 1UL << 30;
 	int opt, i, j, err = 0;
 	char *end;
 
-	while ((opt = getopt_long(argc, argv, "s:r:", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "s:r:S", opts, NULL)) != -1) {
 		switch (opt) {
 		case 's':
 			size = strtoull(optarg, &end, 0);
@@ -384,6 +408,9 @@ int main(int argc, char **argv)
 				size <<= 30;
 			if (!size || size % HPAGE)
 				print_usage(argv[0]);
+			break;
+		case 'S':
+			bind_nodes = 3;
 			break;
 		case 'r':
 			runs = atoi(optarg);

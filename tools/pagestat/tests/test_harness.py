@@ -272,14 +272,24 @@ class BenchTest(unittest.TestCase):
 
     def test_guest_memory(self):
         # 1 GiB fits the default nodes; 8 GiB grows them
-        self.assertIn('size=5120M', ' '.join(ps.bench_numa(1 << 30, 24000)))
-        numa = ' '.join(ps.bench_numa(8 << 30, 24000))
+        numa, spread = ps.bench_numa(1 << 30, 24000)
+        self.assertIn('size=5120M', ' '.join(numa))
+        self.assertFalse(spread)
+        numa, spread = ps.bench_numa(8 << 30, 24000)
+        numa = ' '.join(numa)
         self.assertIn('id=m0,size=9216M', numa)
         self.assertIn('id=m1,size=5120M', numa)
         self.assertIn('-m 14336', numa)
-        # 16 GiB does not fit a 24 GiB host: a clear error, not an OOM
+        self.assertFalse(spread)
+        # 16 GiB fits a 24 GiB host only spread over both nodes
+        numa, spread = ps.bench_numa(16 << 30, 24000)
+        numa = ' '.join(numa)
+        self.assertTrue(spread)
+        self.assertIn('id=m0,size=9216M', numa)
+        self.assertIn('id=m1,size=9216M', numa)
+        # 32 GiB does not fit at all: a clear error, not an OOM
         with self.assertRaisesRegex(ps.Failure, 'needs a guest of'):
-            ps.bench_numa(16 << 30, 24000)
+            ps.bench_numa(32 << 30, 24000)
 
     def test_table(self):
         st = {'4k': {'pages': 8, 'ns_per_page': 500.0, 'runs': []}}
@@ -289,6 +299,9 @@ class BenchTest(unittest.TestCase):
         table = ps.bench_table({'stock': st, 'patched': pa}, {})
         self.assertRegex(table, r'4k +8 +500.00 +20.00 +-96.0% +25.0x page')
         self.assertRegex(table, r'call-1 +1 +800.00 +760.00 +-5.0% +1.1x call')
+        self.assertIn('buffer: 1G on node 0', table)
+        table = ps.bench_table({'stock': st, 'patched': pa}, {}, '16G', True)
+        self.assertIn('buffer: 16G, spread over nodes 0 and 1', table)
 
 
 class VamapTest(unittest.TestCase):
