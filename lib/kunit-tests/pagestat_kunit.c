@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * KUnit tests for pagestat_range(), pagestat_extents() and pagestat_spans().
+ * KUnit tests for pagestat_range().
  *
  * Each case builds real mappings in the test kthread's own mm (attached by
  * kunit_vm_mmap()) at fixed addresses, checks with folio_walk_start() or a
@@ -10,23 +10,13 @@
  * do_pages_stat_array() (mm/migrate.c), kept verbatim, so that a difference
  * always means that the walker changed behaviour.
  *
- * Every range that pagestat_range() is held to the references on is also
- * answered by pagestat_spans() in buffers of several sizes, from one span
- * and one status to move_pages()'s own, and compared page by page with
- * pagestat_range(), the buffer's invariants checked after every call.
- *
  * Suites:
  *  - pagestat_range: one case per kind of mapping, and edge cases;
- *  - pagestat_runs: the run form tiles the range with maximal runs that
- *    agree page by page with pagestat_range();
  *  - pagestat_oracle: random layouts from fixed seeds, compared with the
  *    oracle page by page;
  *  - pagestat_chain: PTEs mapping physically consecutive pages, ascending,
  *    descending, PROT_NONE, in two interleaved lanes, broken, or between
- *    runs of empty entries, for the chain and empty-run loops;
- *  - pagestat_spans: the edge cases of pagestat_spans(): empty and wrapping
- *    ranges, the last page of the address space, a buffer not empty, runs
- *    of empty PTEs.
+ *    runs of empty entries.
  *
  * Not built, and why:
  *  - swap entries: the test kernel has no swap device;
@@ -88,13 +78,6 @@
 /* A PUD-aligned pfn for special and devmap PMDs and PUDs; never touched. */
 #define PAGESTAT_HUGE_PFN	PHYS_PFN(SZ_1G)
 #define PAGESTAT_LAYOUTS	128
-#define PAGESTAT_RUNS_LAYOUTS	32
-/* The largest pagestat_spans() buffer tried, and guard slots after it */
-#define PAGESTAT_SPANS_MAX	24
-#define PAGESTAT_STATUS_MAX	194
-#define PAGESTAT_GUARDS		2
-/* No span counts this many pages: an unwritten span slot shows. */
-#define PAGESTAT_GUARD_NR	UINT_MAX
 
 enum pagestat_kind {
 	PAGESTAT_ANON,		/* private anon, 4 KiB pages */
@@ -218,7 +201,6 @@ struct pagestat_sub {
 
 struct pagestat_case {
 	const char *name;
-	bool slow;		/* faults 1 GiB: left out of pagestat_runs */
 	struct pagestat_seg segs[PAGESTAT_MAX_SEGS];
 	/* checked after the whole layout; the first with @nr 0 ends them */
 	struct pagestat_sub subs[PAGESTAT_MAX_RANGES];
@@ -228,37 +210,6 @@ enum pagestat_verdict {
 	PAGESTAT_OK,
 	PAGESTAT_SKIP,		/* a resource is missing: node, THP, pool */
 	PAGESTAT_FAIL,		/* the layout is not what it claims */
-};
-
-struct pagestat_run {
-	unsigned long start;
-	unsigned long end;
-	int status;
-};
-
-struct pagestat_runs {
-	struct pagestat_run *run;
-	unsigned long nr;
-	unsigned long cap;
-};
-
-/*
- * The size of a pagestat_spans() buffer, and how many pages each call asks
- * for (0: all that are left), so that calls find the buffer not empty.
- */
-struct pagestat_geom {
-	unsigned int spans;
-	unsigned int status;
-	unsigned int chunk;
-};
-
-/* One span and one status up to what move_pages() uses on 64-bit */
-static const struct pagestat_geom pagestat_geoms[] = {
-	{ .spans = 1, .status = 1 },
-	{ .spans = 2, .status = 3 },
-	{ .spans = 3, .status = 17 },
-	{ .spans = 5, .status = 40, .chunk = 29 },
-	{ .spans = PAGESTAT_SPANS_MAX, .status = PAGESTAT_STATUS_MAX },
 };
 
 struct pagestat_ctx {
@@ -279,14 +230,7 @@ struct pagestat_ctx {
 	unsigned long *idx;	/* sampled page indexes */
 	struct pagestat_raw *fp0;
 	struct pagestat_raw *fp1;
-	struct pagestat_run *runs;
-	int *sp;		/* pagestat_spans(), expanded */
 	unsigned long first_bad;
-	/* the pagestat_spans() buffer, and the geometries to try */
-	struct pagestat_span span[PAGESTAT_SPANS_MAX + PAGESTAT_GUARDS];
-	int span_st[PAGESTAT_STATUS_MAX + PAGESTAT_GUARDS];
-	const struct pagestat_geom *geoms;
-	unsigned int nr_geoms;
 	/* pagestat_chain: one status and one character per entry */
 	const int *chain_exp;
 	const char *chain_pat;
@@ -1891,19 +1835,15 @@ static int pagestat_reserve(struct pagestat_ctx *ctx, unsigned long nr)
 	kvfree(ctx->idx);
 	kvfree(ctx->fp0);
 	kvfree(ctx->fp1);
-	kvfree(ctx->runs);
-	kvfree(ctx->sp);
 	ctx->st = kvcalloc(nr, sizeof(*ctx->st), GFP_KERNEL);
 	ctx->orc = kvcalloc(nr, sizeof(*ctx->orc), GFP_KERNEL);
 	ctx->exp = kvcalloc(nr, sizeof(*ctx->exp), GFP_KERNEL);
 	ctx->idx = kvcalloc(nr, sizeof(*ctx->idx), GFP_KERNEL);
 	ctx->fp0 = kvcalloc(nr, sizeof(*ctx->fp0), GFP_KERNEL);
 	ctx->fp1 = kvcalloc(nr, sizeof(*ctx->fp1), GFP_KERNEL);
-	ctx->runs = kvcalloc(nr, sizeof(*ctx->runs), GFP_KERNEL);
-	ctx->sp = kvcalloc(nr, sizeof(*ctx->sp), GFP_KERNEL);
 	ctx->cap = 0;
 	if (!ctx->st || !ctx->orc || !ctx->exp || !ctx->idx || !ctx->fp0 ||
-	    !ctx->fp1 || !ctx->runs || !ctx->sp)
+	    !ctx->fp1)
 		return -ENOMEM;
 	ctx->cap = nr;
 	return 0;
@@ -1919,8 +1859,6 @@ static void pagestat_ctx_release(void *data)
 	kvfree(ctx->idx);
 	kvfree(ctx->fp0);
 	kvfree(ctx->fp1);
-	kvfree(ctx->runs);
-	kvfree(ctx->sp);
 }
 
 static void pagestat_fingerprint(struct pagestat_ctx *ctx, unsigned long start,
@@ -2037,268 +1975,11 @@ static void pagestat_report(struct pagestat_ctx *ctx, unsigned long start,
 	}
 }
 
-/* Counts a fault; the first one is described in ctx->msg. */
-static __printf(3, 4) void pagestat_fault(struct pagestat_ctx *ctx,
-					  unsigned long *faults,
-					  const char *fmt, ...)
-{
-	va_list args;
-
-	if ((*faults)++)
-		return;
-	va_start(args, fmt);
-	vsnprintf(ctx->msg, sizeof(ctx->msg), fmt, args);
-	va_end(args);
-}
-
-static const char *pagestat_geom_desc(const struct pagestat_geom *g,
-				      char *buf, size_t len)
-{
-	int n = scnprintf(buf, len, "%u spans, %u statuses", g->spans,
-			  g->status);
-
-	if (g->chunk)
-		scnprintf(buf + n, len - n, ", %u pages a call", g->chunk);
-	return buf;
-}
-
-/* An empty buffer of geometry @g in ctx's arrays; every slot a guard. */
-static void pagestat_buf_init(struct pagestat_ctx *ctx,
-			      struct pagestat_buf *buf,
-			      const struct pagestat_geom *g)
-{
-	unsigned int k;
-
-	for (k = 0; k < ARRAY_SIZE(ctx->span); k++) {
-		ctx->span[k].nr = PAGESTAT_GUARD_NR;
-		ctx->span[k].status = PAGESTAT_UNSET;
-	}
-	for (k = 0; k < ARRAY_SIZE(ctx->span_st); k++)
-		ctx->span_st[k] = PAGESTAT_UNSET;
-	*buf = (struct pagestat_buf) {
-		.span		= ctx->span,
-		.status		= ctx->span_st,
-		.max_spans	= g->spans,
-		.max_status	= g->status,
-	};
-}
-
-/* The pages that the spans of @buf hold. */
-static unsigned long pagestat_buf_pages(const struct pagestat_buf *buf)
-{
-	unsigned long n = 0;
-	unsigned int k;
-
-	for (k = 0; k < min(buf->nr_spans, buf->max_spans); k++)
-		n += buf->span[k].nr;
-	return n;
-}
-
-/*
- * The invariants of @buf after a pagestat_spans() call at @addr that asked
- * for @asked pages and answered @ret, when @buf held @before pages (and
- * nothing at all if @empty) before the call.
- */
-static void pagestat_buf_check(struct pagestat_ctx *ctx,
-			       const struct pagestat_buf *buf,
-			       unsigned long addr, unsigned long asked,
-			       unsigned long ret, unsigned long before,
-			       bool empty, unsigned long *faults)
-{
-	unsigned long in_array = 0, after;
-	unsigned int k;
-
-	for (k = 0; k < PAGESTAT_GUARDS; k++) {
-		const struct pagestat_span *g = &buf->span[buf->max_spans + k];
-
-		if (g->nr != PAGESTAT_GUARD_NR || g->status != PAGESTAT_UNSET ||
-		    buf->status[buf->max_status + k] != PAGESTAT_UNSET)
-			pagestat_fault(ctx, faults,
-				       "pagestat_spans(%#lx, %lu) wrote guard slot %u past the spans or the statuses",
-				       addr, asked, k);
-	}
-	if (buf->nr_spans > buf->max_spans ||
-	    buf->nr_status > buf->max_status) {
-		pagestat_fault(ctx, faults,
-			       "pagestat_spans(%#lx, %lu) used %u of %u spans, %u of %u statuses",
-			       addr, asked, buf->nr_spans, buf->max_spans,
-			       buf->nr_status, buf->max_status);
-		return;
-	}
-	for (k = 0; k < buf->nr_spans; k++) {
-		const struct pagestat_span *span = &buf->span[k];
-
-		if (!span->nr)
-			pagestat_fault(ctx, faults,
-				       "pagestat_spans(%#lx, %lu): span %u is empty",
-				       addr, asked, k);
-		if (k && span->status == span[-1].status)
-			pagestat_fault(ctx, faults,
-				       "pagestat_spans(%#lx, %lu): spans %u and %u both %d",
-				       addr, asked, k - 1, k, span->status);
-		if (span->status == PAGESTAT_SPAN_ARRAY)
-			in_array += span->nr;
-	}
-	after = pagestat_buf_pages(buf);
-	if (in_array != buf->nr_status)
-		pagestat_fault(ctx, faults,
-			       "pagestat_spans(%#lx, %lu): %u statuses, %lu pages in array spans",
-			       addr, asked, buf->nr_status, in_array);
-	if (ret > asked || after - before != ret)
-		pagestat_fault(ctx, faults,
-			       "pagestat_spans(%#lx, %lu) answered %lu pages, the buffer went from %lu to %lu",
-			       addr, asked, ret, before, after);
-	if (empty && !ret)
-		pagestat_fault(ctx, faults,
-			       "pagestat_spans(%#lx, %lu) answered nothing into an empty buffer",
-			       addr, asked);
-	if (ret < asked && buf->nr_spans < buf->max_spans &&
-	    buf->nr_status < buf->max_status)
-		pagestat_fault(ctx, faults,
-			       "pagestat_spans(%#lx, %lu) answered %lu pages, the buffer not full: %u of %u spans, %u of %u statuses",
-			       addr, asked, ret, buf->nr_spans, buf->max_spans,
-			       buf->nr_status, buf->max_status);
-}
-
-/* One pagestat_spans() call, the invariants of @buf checked after it. */
-static unsigned long pagestat_spans_call(struct pagestat_ctx *ctx,
-					 struct pagestat_buf *buf,
-					 unsigned long start, unsigned long nr,
-					 unsigned long *faults)
-{
-	unsigned long before = pagestat_buf_pages(buf), ret;
-	bool empty = !buf->nr_spans && !buf->nr_status;
-
-	ret = pagestat_spans(ctx->mm, start, nr, buf);
-	pagestat_buf_check(ctx, buf, start, nr, ret, before, empty, faults);
-	return ret;
-}
-
-/* Expands the spans of @buf into ctx->sp from page *@pos on; empties @buf. */
-static void pagestat_buf_drain(struct pagestat_ctx *ctx,
-			       struct pagestat_buf *buf, unsigned long *pos,
-			       unsigned long nr)
-{
-	unsigned int k, s = 0;
-	unsigned long j;
-
-	for (k = 0; k < min(buf->nr_spans, buf->max_spans); k++) {
-		const struct pagestat_span *span = &buf->span[k];
-
-		for (j = 0; j < span->nr && *pos < nr; j++) {
-			int st = span->status;
-
-			if (st == PAGESTAT_SPAN_ARRAY)
-				st = s < buf->max_status ? buf->status[s++] :
-							   PAGESTAT_UNSET;
-			ctx->sp[(*pos)++] = st;
-		}
-	}
-	buf->nr_spans = 0;
-	buf->nr_status = 0;
-}
-
-/*
- * Answers the @nr pages from @start with pagestat_spans() into a buffer of
- * geometry @g, as move_pages() does: when a call comes back short, take
- * what the buffer holds, empty it and ask for the rest. The pages go to
- * ctx->sp. Caller holds mmap_read_lock(). Returns the number of faults.
- */
-static unsigned long pagestat_spans_query(struct pagestat_ctx *ctx,
-					  const struct pagestat_geom *g,
-					  unsigned long start, unsigned long nr)
-{
-	unsigned long done = 0, pos = 0, faults = 0, calls = 0;
-	struct pagestat_buf buf;
-
-	pagestat_buf_init(ctx, &buf, g);
-	while (done < nr && !faults) {
-		unsigned long asked = nr - done, ret;
-
-		if (g->chunk)
-			asked = min_t(unsigned long, asked, g->chunk);
-		ret = pagestat_spans_call(ctx, &buf, start + done * PAGE_SIZE,
-					  asked, &faults);
-		done += ret;
-		if (ret < asked)
-			pagestat_buf_drain(ctx, &buf, &pos, nr);
-		if (!(++calls % 1024))
-			cond_resched();
-	}
-	pagestat_buf_drain(ctx, &buf, &pos, nr);
-	if (!faults && pos != nr)
-		pagestat_fault(ctx, &faults,
-			       "the spans of [%#lx, +%lu pages) hold %lu pages",
-			       start, nr, pos);
-	return faults;
-}
-
-/*
- * Answers the @nr pages from @start with pagestat_spans() in a buffer of
- * each geometry of ctx->geoms, and pagestat_range() under the same lock;
- * the two must agree on every page, and every call keep the invariants of
- * the buffer. Returns the number of faults found.
- */
-static unsigned long pagestat_check_spans(struct pagestat_ctx *ctx,
-					  unsigned long start,
-					  unsigned long nr)
-{
-	unsigned long i, bad = 0, faults = 0, total = 0;
-	struct kunit *test = ctx->test;
-	char buf[64], geom[64];
-	unsigned int g;
-	int ret = 0, try;
-
-	KUNIT_ASSERT_EQ(test, pagestat_reserve(ctx, nr + 1), 0);
-	for (g = 0; g < ctx->nr_geoms; g++) {
-		pagestat_geom_desc(&ctx->geoms[g], geom, sizeof(geom));
-		for (try = 0; try < PAGESTAT_TRIES; try++) {
-			if (try) {
-				ctx->retries++;
-				msleep(20);
-			}
-			for (i = 0; i < nr; i++) {
-				ctx->st[i] = PAGESTAT_UNSET;
-				ctx->sp[i] = PAGESTAT_UNSET;
-			}
-			ctx->msg[0] = '\0';
-			mmap_read_lock(ctx->mm);
-			ret = pagestat_range(ctx->mm, start, nr, ctx->st);
-			faults = pagestat_spans_query(ctx, &ctx->geoms[g],
-						      start, nr);
-			mmap_read_unlock(ctx->mm);
-			for (i = 0, bad = 0; i < nr; i++)
-				if (ctx->sp[i] != ctx->st[i] && !bad++)
-					ctx->first_bad = start + i * PAGE_SIZE;
-			if (!ret && !faults && !bad)
-				break;
-		}
-		KUNIT_EXPECT_EQ_MSG(test, ret, 0, "pagestat_range(%#lx, %lu)",
-				    start, nr);
-		KUNIT_EXPECT_EQ_MSG(test, faults, 0, "%s (%s)", ctx->msg, geom);
-		if (bad) {
-			unsigned long addr = ctx->first_bad;
-
-			i = (addr - start) >> PAGE_SHIFT;
-			KUNIT_EXPECT_EQ_MSG(test, ctx->sp[i], ctx->st[i],
-					    "page %lu at %#lx (%s): pagestat_spans() (%s) vs pagestat_range(); %lu pages of [%#lx, +%lu pages) differ",
-					    i, addr,
-					    pagestat_describe(ctx, addr, buf,
-							      sizeof(buf)),
-					    geom, bad, start, nr);
-		}
-		total += bad + faults + !!ret;
-	}
-	return total;
-}
-
 /*
  * Queries the @nr pages from @start (which need not be aligned) and holds
  * every status to the layout (where verified) and to the oracle (on every
  * page, or on a sample of large ranges); the page tables must look the
- * same before and after, and pagestat_spans() must give what
- * pagestat_range() gives (pagestat_check_spans()). Returns the number of
- * faults found.
+ * same before and after. Returns the number of faults found.
  */
 static unsigned long pagestat_check_range(struct pagestat_ctx *ctx,
 					  unsigned long start,
@@ -2362,7 +2043,7 @@ static unsigned long pagestat_check_range(struct pagestat_ctx *ctx,
 				    pagestat_raw_name[ctx->fp1[first].level],
 				    ctx->fp1[first].flags, ctx->fp1[first].pfn);
 	}
-	return bad + changed + !!ret + pagestat_check_spans(ctx, start, nr);
+	return bad + changed + !!ret;
 }
 
 static void pagestat_span(const struct pagestat_ctx *ctx, unsigned long *start,
@@ -2410,8 +2091,6 @@ static int pagestat_case_init(struct kunit *test)
 		return -ENOMEM;
 	ctx->test = test;
 	ctx->mm = current->mm;
-	ctx->geoms = pagestat_geoms;
-	ctx->nr_geoms = ARRAY_SIZE(pagestat_geoms);
 	nid = first_node(node_states[N_MEMORY]);
 	ctx->nid[0] = nid;
 	nid = next_node(nid, node_states[N_MEMORY]);
@@ -2545,12 +2224,10 @@ static const struct pagestat_case pagestat_cases[] = {
 			    .pattern = "01", .protnone = true } },
 	}, {
 		.name = "hugetlb 1G on node 0",
-		.slow = true,
 		.segs = { { .kind = PAGESTAT_HUGETLB, .shift = PUD_SHIFT,
 			    .pattern = "0" } },
 	}, {
 		.name = "hugetlb 1G on node 1",
-		.slow = true,
 		.segs = { { .kind = PAGESTAT_HUGETLB, .shift = PUD_SHIFT,
 			    .pattern = "1" } },
 	}, {
@@ -2559,7 +2236,6 @@ static const struct pagestat_case pagestat_cases[] = {
 			    .pattern = "." } },
 	}, {
 		.name = "PROT_NONE hugetlb 1G",
-		.slow = true,
 		.segs = { { .kind = PAGESTAT_HUGETLB, .shift = PUD_SHIFT,
 			    .pattern = "0", .protnone = true } },
 	}, {
@@ -2649,13 +2325,13 @@ static const struct pagestat_case pagestat_cases[] = {
 		},
 	}, {
 		/*
-		 * pagestat_pmd_leaf() answers the entries after a PMD leaf
-		 * up to the end of its PMD table (a PUD_SIZE boundary), of
-		 * the VMA and of the walk, and to a PTE table; from
-		 * PAGESTAT_SKIP_MIN (8) entries on, the walk goes on after
-		 * them. The subranges end inside the runs of leaves.
+		 * Runs of PMD leaves (THPs, huge zero PMDs, hugetlb 2M pages)
+		 * that end where one PMD table ends and the next begins (a
+		 * PUD boundary), at an empty PMD entry, at a PTE table, at
+		 * the end of the VMA or of the query. The subranges start
+		 * and end inside the runs of leaves.
 		 */
-		.name = "PMD look-ahead: THPs across a PUD boundary, 10 a side",
+		.name = "THPs across a PUD boundary, 10 a side",
 		.segs = { { .kind = PAGESTAT_THP,
 			    .off = PUD_SIZE - PAGESTAT_PMDS(10),
 			    .pattern = "00z0.0000011111.z111",
@@ -2673,7 +2349,7 @@ static const struct pagestat_case pagestat_cases[] = {
 			  PAGESTAT_NR(PAGESTAT_PMDS(8)) },
 		},
 	}, {
-		.name = "PMD look-ahead: THPs across a PUD boundary, 4 a side",
+		.name = "THPs across a PUD boundary, 4 a side",
 		.segs = { { .kind = PAGESTAT_THP,
 			    .off = PUD_SIZE - PAGESTAT_PMDS(4),
 			    .pattern = "0z0011.1",
@@ -2686,7 +2362,7 @@ static const struct pagestat_case pagestat_cases[] = {
 		},
 	}, {
 		/* 'a' and 'b': a PTE table between runs of leaves */
-		.name = "PMD look-ahead: THPs around PTE-mapped THPs",
+		.name = "THPs around PTE-mapped THPs",
 		.segs = {
 			{ .kind = PAGESTAT_THP,
 			  .pattern = "00b111000000000a1111", .zap = 0 },
@@ -2702,7 +2378,7 @@ static const struct pagestat_case pagestat_cases[] = {
 			  PAGESTAT_NR(PAGESTAT_PMDS(2)) },
 		},
 	}, {
-		.name = "PMD look-ahead: 7, 8 and 9 entries to the VMA end",
+		.name = "three THP VMAs of 8, 9 and 10 PMDs, a PMD apart",
 		.segs = {
 			{ .kind = PAGESTAT_THP, .pattern = "00000000" },
 			{ .kind = PAGESTAT_THP, .off = PAGESTAT_PMDS(9),
@@ -2720,7 +2396,7 @@ static const struct pagestat_case pagestat_cases[] = {
 			  PAGESTAT_NR(PAGESTAT_PMDS(8)) + 2 },
 		},
 	}, {
-		.name = "PMD look-ahead: hugetlb 2M across a PUD edge, 9 first",
+		.name = "hugetlb 2M across a PUD boundary, 9 below it",
 		.segs = { { .kind = PAGESTAT_HUGETLB, .shift = PMD_SHIFT,
 			    .off = PUD_SIZE - PAGESTAT_PMDS(9),
 			    .pattern = "0.0.0.0.01.1",
@@ -2732,7 +2408,7 @@ static const struct pagestat_case pagestat_cases[] = {
 			  PAGESTAT_NR(PAGESTAT_PMDS(1)) + 10 },
 		},
 	}, {
-		.name = "PMD look-ahead: hugetlb 2M across a PUD edge, 9 next",
+		.name = "hugetlb 2M across a PUD boundary, 9 above it",
 		.segs = { { .kind = PAGESTAT_HUGETLB, .shift = PMD_SHIFT,
 			    .off = PUD_SIZE - PAGESTAT_PMDS(2),
 			    .pattern = "001.1.1.1.1",
@@ -2800,30 +2476,79 @@ static void pagestat_range_overflow(struct kunit *test)
 	struct pagestat_ctx *ctx = test->priv;
 	int st[4] = { PAGESTAT_UNSET, PAGESTAT_UNSET, PAGESTAT_UNSET,
 		      PAGESTAT_UNSET };
-	int ret[3], top, i;
+	int ret[6], i;
 
 	pagestat_load(ctx, pagestat_small_layout, PAGESTAT_BASE);
 	pagestat_settle(test, ctx, pagestat_build(ctx));
+	KUNIT_ASSERT_EQ(test, pagestat_reserve(ctx, 601), 0);
 	mmap_read_lock(ctx->mm);
 	ret[0] = pagestat_range(ctx->mm, -PAGESTAT_P(2UL), 4, st);
 	ret[1] = pagestat_range(ctx->mm, PAGESTAT_BASE,
 				(ULONG_MAX >> PAGE_SHIFT) + 2, st);
 	ret[2] = pagestat_range(ctx->mm, PAGESTAT_BASE, ULONG_MAX, st);
+	ret[3] = pagestat_range(ctx->mm, -PAGESTAT_P(1UL), 2, st);
+	ret[4] = pagestat_range(ctx->mm, ULONG_MAX, 2, st);
+	ret[5] = pagestat_range(ctx->mm, -PAGESTAT_P(600UL), 601, ctx->st);
 	mmap_read_unlock(ctx->mm);
-	for (i = 0; i < 3; i++)
+	for (i = 0; i < ARRAY_SIZE(ret); i++)
 		KUNIT_EXPECT_EQ_MSG(test, ret[i], -EINVAL, "overflow %d", i);
 	for (i = 0; i < 4; i++)
 		KUNIT_EXPECT_EQ_MSG(test, st[i], PAGESTAT_UNSET,
 				    "page %d written", i);
+	pagestat_teardown(ctx);
+}
 
-	/* ending exactly at 2^64 may be refused, or answered like stock */
-	mmap_read_lock(ctx->mm);
-	top = pagestat_range(ctx->mm, -PAGESTAT_P(4UL), 4, st);
-	mmap_read_unlock(ctx->mm);
-	KUNIT_EXPECT_TRUE_MSG(test, top == 0 || top == -EINVAL,
-			      "range ending at 2^64: %d", top);
-	for (i = 0; !top && i < 4; i++)
-		KUNIT_EXPECT_EQ_MSG(test, st[i], -EFAULT, "page %d", i);
+/*
+ * Ranges that end at the last page of the address space, which no VMA
+ * holds: answered, every page -EFAULT, nothing written past the range.
+ */
+static void pagestat_range_top(struct kunit *test)
+{
+	static const unsigned long nrs[] = { 1, 2, 3, 17, 600 };
+	struct pagestat_ctx *ctx = test->priv;
+	unsigned long i, nr, bad;
+	unsigned int k;
+	int ret;
+
+	pagestat_load(ctx, pagestat_small_layout, PAGESTAT_BASE);
+	pagestat_settle(test, ctx, pagestat_build(ctx));
+	KUNIT_ASSERT_EQ(test, pagestat_reserve(ctx, 601), 0);
+	for (k = 0; k < ARRAY_SIZE(nrs); k++) {
+		nr = nrs[k];
+		for (i = 0; i <= nr; i++)
+			ctx->st[i] = PAGESTAT_UNSET;
+		mmap_read_lock(ctx->mm);
+		ret = pagestat_range(ctx->mm, -PAGESTAT_P(nr), nr, ctx->st);
+		mmap_read_unlock(ctx->mm);
+		KUNIT_EXPECT_EQ_MSG(test, ret, 0, "[%#lx, +%lu pages)",
+				    -PAGESTAT_P(nr), nr);
+		for (i = 0, bad = 0; i < nr; i++)
+			bad += ctx->st[i] != -EFAULT;
+		KUNIT_EXPECT_EQ_MSG(test, bad, 0,
+				    "pages of [%#lx, +%lu pages) not -EFAULT",
+				    -PAGESTAT_P(nr), nr);
+		KUNIT_EXPECT_EQ_MSG(test, ctx->st[nr], PAGESTAT_UNSET,
+				    "written past [%#lx, +%lu pages)",
+				    -PAGESTAT_P(nr), nr);
+	}
+	pagestat_teardown(ctx);
+}
+
+/* Runs of empty PTEs of several lengths between pages on different nodes */
+static void pagestat_range_empty_ptes(struct kunit *test)
+{
+	static const struct pagestat_seg segs[] = {
+		{ .kind = PAGESTAT_ANON,
+		  .pattern = "0..............................1...............0" },
+		{ .kind = PAGESTAT_ANON, .off = PAGESTAT_P(50),
+		  .pattern = "1xxxxxxxxxxxxxxxxxxxxxxxx0................1" },
+		{ }
+	};
+	struct pagestat_ctx *ctx = test->priv;
+
+	pagestat_load(ctx, segs, PAGESTAT_BASE);
+	pagestat_settle(test, ctx, pagestat_build(ctx));
+	KUNIT_EXPECT_EQ(test, pagestat_check_layout(ctx), 0);
 	pagestat_teardown(ctx);
 }
 
@@ -2941,6 +2666,8 @@ static struct kunit_case pagestat_range_cases[] = {
 	KUNIT_CASE_PARAM(pagestat_range_kind, pagestat_range_gen_params),
 	KUNIT_CASE(pagestat_range_empty),
 	KUNIT_CASE(pagestat_range_overflow),
+	KUNIT_CASE(pagestat_range_top),
+	KUNIT_CASE(pagestat_range_empty_ptes),
 	KUNIT_CASE(pagestat_range_unaligned),
 	KUNIT_CASE(pagestat_range_task_size),
 	KUNIT_CASE(pagestat_range_migration),
@@ -3099,15 +2826,14 @@ static void pagestat_gen_layout(struct pagestat_ctx *ctx, struct rnd_state *rs)
 
 /* A query near a segment boundary, so that most cross one. */
 static void pagestat_gen_query(struct pagestat_ctx *ctx, struct rnd_state *rs,
-			       bool aligned, unsigned long *start,
-			       unsigned long *nr)
+			       unsigned long *start, unsigned long *nr)
 {
 	const struct pagestat_seg *seg;
 
 	seg = &ctx->segs[pagestat_rand(rs, ctx->nr_segs)];
 	*start = pagestat_rand(rs, 2) ? seg->end : seg->start;
 	*start -= pagestat_rand(rs, 64) * PAGE_SIZE;
-	if (!aligned && !pagestat_rand(rs, 4))
+	if (!pagestat_rand(rs, 4))
 		*start += pagestat_rand(rs, PAGE_SIZE);
 	*nr = 1 + pagestat_rand(rs, 256);
 }
@@ -3144,7 +2870,7 @@ static void pagestat_oracle_random(struct kunit *test)
 		pagestat_build(ctx);
 		bad = 0;
 		for (q = 0; q < 4 && !bad; q++) {
-			pagestat_gen_query(ctx, &rs, false, &start, &nr);
+			pagestat_gen_query(ctx, &rs, &start, &nr);
 			bad = pagestat_check_range(ctx, start, nr);
 		}
 		pagestat_span(ctx, &start, &span);
@@ -3184,253 +2910,14 @@ static struct kunit_suite pagestat_oracle_suite = {
 	.test_cases	= pagestat_oracle_cases,
 };
 
-/* ---------------------------------------------------------------- runs */
-
-/*
- * pagestat_runs: the run form, pagestat_extents() with a
- * pagestat_extent_fn as include/linux/pagestat.h declares them.
- */
-
-/* A pagestat_extent_fn: may run under a page table lock, only records. */
-static int pagestat_record_run(unsigned long start, unsigned long end,
-			       int status, void *arg)
-{
-	struct pagestat_runs *rr = arg;
-
-	if (rr->nr >= rr->cap)
-		return -ENOSPC;
-	rr->run[rr->nr].start = start;
-	rr->run[rr->nr].end = end;
-	rr->run[rr->nr].status = status;
-	rr->nr++;
-	return 0;
-}
-
-/* Tiling, maximality and agreement with ctx->st; the first fault in msg. */
-static unsigned long pagestat_runs_faults(struct pagestat_ctx *ctx,
-					  const struct pagestat_runs *rr,
-					  unsigned long start,
-					  unsigned long end)
-{
-	unsigned long k, p, faults = 0, at = start;
-
-	for (k = 0; k < rr->nr; k++) {
-		const struct pagestat_run *run = &rr->run[k];
-
-		if (run->start != at || run->end <= run->start ||
-		    run->end > end || !PAGE_ALIGNED(run->end)) {
-			pagestat_fault(ctx, &faults,
-				       "run %lu [%#lx, %#lx) does not continue at %#lx",
-				       k, run->start, run->end, at);
-			return faults;
-		}
-		if (k && run->status == rr->run[k - 1].status)
-			pagestat_fault(ctx, &faults,
-				       "runs %lu and %lu at %#lx both %d: not maximal",
-				       k - 1, k, run->start, run->status);
-		for (p = (run->start - start) >> PAGE_SHIFT;
-		     p < (run->end - start) >> PAGE_SHIFT; p++)
-			if (ctx->st[p] != run->status)
-				pagestat_fault(ctx, &faults,
-					       "page %#lx: run %lu says %d, pagestat_range() %d",
-					       start + p * PAGE_SIZE, k,
-					       run->status, ctx->st[p]);
-		at = run->end;
-	}
-	if (at != end)
-		pagestat_fault(ctx, &faults, "runs stop at %#lx, not %#lx", at,
-			       end);
-	return faults;
-}
-
-/* Runs over [start, end) (page aligned) against pagestat_range(). */
-static unsigned long pagestat_check_runs(struct pagestat_ctx *ctx,
-					 unsigned long start,
-					 unsigned long end)
-{
-	unsigned long nr = (end - start) >> PAGE_SHIFT, i, faults = 0;
-	struct kunit *test = ctx->test;
-	struct pagestat_runs rr;
-	int ret = 0, rret = 0, try;
-
-	KUNIT_ASSERT_EQ(test, pagestat_reserve(ctx, nr), 0);
-	rr.run = ctx->runs;
-	rr.cap = nr;
-	for (try = 0; try < PAGESTAT_TRIES; try++) {
-		if (try) {
-			ctx->retries++;
-			msleep(20);
-		}
-		for (i = 0; i < nr; i++)
-			ctx->st[i] = PAGESTAT_UNSET;
-		rr.nr = 0;
-		ctx->msg[0] = '\0';
-		mmap_read_lock(ctx->mm);
-		ret = pagestat_range(ctx->mm, start, nr, ctx->st);
-		rret = pagestat_extents(ctx->mm, start, end,
-					pagestat_record_run, &rr);
-		mmap_read_unlock(ctx->mm);
-		faults = pagestat_runs_faults(ctx, &rr, start, end);
-		if (!ret && !rret && !faults)
-			break;
-	}
-	ctx->queries++;
-	ctx->pages += nr;
-	KUNIT_EXPECT_EQ_MSG(test, ret, 0, "pagestat_range(%#lx, %lu)", start,
-			    nr);
-	KUNIT_EXPECT_EQ_MSG(test, rret, 0, "pagestat_extents(%#lx, %#lx)",
-			    start, end);
-	KUNIT_EXPECT_EQ_MSG(test, faults, 0, "runs over [%#lx, %#lx): %s",
-			    start, end, ctx->msg);
-	return faults + !!ret + !!rret;
-}
-
-/* The rows of pagestat_cases[] that fault no 1 GiB page. */
-static const void *pagestat_runs_gen_params(const void *prev, char *desc)
-{
-	const struct pagestat_case *tc = prev;
-
-	tc = tc ? tc + 1 : pagestat_cases;
-	while (tc < pagestat_cases + ARRAY_SIZE(pagestat_cases) && tc->slow)
-		tc++;
-	if (tc == pagestat_cases + ARRAY_SIZE(pagestat_cases))
-		return NULL;
-	strscpy(desc, tc->name, KUNIT_PARAM_DESC_SIZE);
-	return tc;
-}
-
-static void pagestat_runs_kind(struct kunit *test)
-{
-	const struct pagestat_case *tc = test->param_value;
-	struct pagestat_ctx *ctx = test->priv;
-	unsigned long start, end;
-	unsigned int i;
-
-	pagestat_load(ctx, tc->segs, PAGESTAT_BASE);
-	pagestat_settle(test, ctx, pagestat_build(ctx));
-	pagestat_span(ctx, &start, &end);
-	pagestat_check_runs(ctx, start - 2 * PAGE_SIZE, end + 2 * PAGE_SIZE);
-	for (i = 0; i < PAGESTAT_MAX_RANGES && tc->subs[i].nr; i++) {
-		start = PAGESTAT_BASE + tc->subs[i].off;
-		pagestat_check_runs(ctx, start,
-				    start + tc->subs[i].nr * PAGE_SIZE);
-	}
-	pagestat_settle(test, ctx, pagestat_reprobe(ctx));
-	pagestat_teardown(ctx);
-}
-
-static void pagestat_runs_random(struct kunit *test)
-{
-	struct pagestat_ctx *ctx = test->priv;
-	const u64 *seed = test->param_value;
-	unsigned long start, nr, bad;
-	struct rnd_state rs;
-	unsigned int l, q;
-
-	ctx->soft = true;
-	prandom_seed_state(&rs, *seed);
-	for (l = 0; l < PAGESTAT_RUNS_LAYOUTS; l++) {
-		pagestat_gen_layout(ctx, &rs);
-		pagestat_build(ctx);
-		bad = 0;
-		for (q = 0; q < 4 && !bad; q++) {
-			pagestat_gen_query(ctx, &rs, true, &start, &nr);
-			bad = pagestat_check_runs(ctx, start,
-						  start + nr * PAGE_SIZE);
-		}
-		if (bad) {
-			kunit_info(test, "seed %#llx layout %u; layout:\n",
-				   *seed, l);
-			pagestat_dump(ctx);
-		}
-		pagestat_teardown(ctx);
-		if (bad)
-			break;
-		cond_resched();
-	}
-	kunit_info(test, "seed %#llx: %u layouts, %lu queries, %lu pages\n",
-		   *seed, l, ctx->queries, ctx->pages);
-}
-
-struct pagestat_stopper {
-	unsigned int calls;
-	unsigned int stop;	/* stop the walk at this call */
-};
-
-static int pagestat_stop_at(unsigned long start, unsigned long end,
-			    int status, void *arg)
-{
-	struct pagestat_stopper *sp = arg;
-
-	return ++sp->calls == sp->stop ? 7 : 0;
-}
-
-/*
- * Unaligned or reversed ranges are refused, an empty one reports nothing,
- * and a non-zero return from fn stops the walk and is returned.
- */
-static void pagestat_runs_edges(struct kunit *test)
-{
-	struct pagestat_ctx *ctx = test->priv;
-	struct pagestat_stopper sp = { };
-	unsigned long b = PAGESTAT_BASE;
-	unsigned int calls;
-	int ret[5];
-
-	pagestat_load(ctx, pagestat_small_layout, b);
-	pagestat_settle(test, ctx, pagestat_build(ctx));
-	mmap_read_lock(ctx->mm);
-	ret[0] = pagestat_extents(ctx->mm, b + 1, b + PAGESTAT_P(4),
-				  pagestat_stop_at, &sp);
-	ret[1] = pagestat_extents(ctx->mm, b, b + PAGESTAT_P(4) - 1,
-				  pagestat_stop_at, &sp);
-	ret[2] = pagestat_extents(ctx->mm, b + PAGESTAT_P(4), b,
-				  pagestat_stop_at, &sp);
-	ret[3] = pagestat_extents(ctx->mm, b, b, pagestat_stop_at, &sp);
-	calls = sp.calls;
-	/* [gap][0][z][. x][0][gap][0][.][gap]: more than two extents */
-	sp.stop = 2;
-	ret[4] = pagestat_extents(ctx->mm, b, b + PAGESTAT_P(10),
-				  pagestat_stop_at, &sp);
-	mmap_read_unlock(ctx->mm);
-
-	KUNIT_EXPECT_EQ_MSG(test, ret[0], -EINVAL, "unaligned start");
-	KUNIT_EXPECT_EQ_MSG(test, ret[1], -EINVAL, "unaligned end");
-	KUNIT_EXPECT_EQ_MSG(test, ret[2], -EINVAL, "end below start");
-	KUNIT_EXPECT_EQ_MSG(test, ret[3], 0, "empty range");
-	KUNIT_EXPECT_EQ_MSG(test, calls, 0, "calls for bad or empty ranges");
-	KUNIT_EXPECT_EQ_MSG(test, ret[4], 7, "the value that stopped the walk");
-	KUNIT_EXPECT_EQ_MSG(test, sp.calls, 2, "calls after the stop");
-	pagestat_teardown(ctx);
-}
-
-static const u64 pagestat_runs_seeds[] = { 0x72756e73, 0x5eed0009 };
-
-KUNIT_ARRAY_PARAM(pagestat_runs_seed, pagestat_runs_seeds, pagestat_seed_desc);
-
-static struct kunit_case pagestat_runs_cases[] = {
-	KUNIT_CASE_PARAM(pagestat_runs_kind, pagestat_runs_gen_params),
-	KUNIT_CASE(pagestat_runs_edges),
-	KUNIT_CASE_PARAM(pagestat_runs_random, pagestat_runs_seed_gen_params),
-	{}
-};
-
-static struct kunit_suite pagestat_runs_suite = {
-	.name		= "pagestat_runs",
-	.suite_init	= pagestat_suite_init,
-	.suite_exit	= pagestat_suite_exit,
-	.init		= pagestat_case_init,
-	.test_cases	= pagestat_runs_cases,
-};
-
 /* ---------------------------------------------------------------- chains */
 
 /*
- * pagestat_chain: the chain loops of pagestat_ptes(), on layouts whose
- * pfns the case picks. Pages allocated here are inserted with
- * vm_insert_page() into a private VM_MIXEDMAP VMA in the order a row asks
- * for: runs of physically consecutive pages, ascending or descending, or
- * two of them interleaved entry by entry, broken where the row says.
+ * pagestat_chain: PTEs whose pfns the case picks. Pages allocated here are
+ * inserted with vm_insert_page() into a private VM_MIXEDMAP VMA in the
+ * order a row asks for: chains, runs of physically consecutive pages,
+ * ascending or descending, or two of them interleaved entry by entry,
+ * broken where the row says.
  *
  * A row has one or two lanes of pages and a pattern of one character per
  * PTE, each optionally followed by a repeat count; "(...)n" repeats a group:
@@ -4151,16 +3638,16 @@ static const struct pagestat_chain_case pagestat_chain_rows[] = {
 KUNIT_ARRAY_PARAM_DESC(pagestat_chain, pagestat_chain_rows, name);
 
 /*
- * Each row: the layout is probed, then the whole of it, sub-ranges that
- * start and end inside chains, and the run form are held to the layout
- * and to the stock loop on every page.
+ * Each row: the layout is probed, then the whole of it and sub-ranges that
+ * start and end inside chains are held to the layout and to the stock loop
+ * on every page, and the layout is probed again.
  */
 static void pagestat_chain_layout(struct kunit *test)
 {
 	static const unsigned long skip[] = { 1, 2, 7, 8, 9, 63, 257 };
 	struct pagestat_ctx *ctx = test->priv;
 	struct pagestat_chain *ch;
-	unsigned long i, s, end;
+	unsigned long i, s;
 
 	ch = kunit_kzalloc(test, sizeof(*ch), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, ch);
@@ -4178,7 +3665,6 @@ static void pagestat_chain_layout(struct kunit *test)
 	ctx->chain_pat = ch->pat;
 	ctx->chain_start = ch->start;
 	ctx->chain_nr = ch->nr;
-	end = ch->start + ch->nr * PAGE_SIZE;
 
 	pagestat_check_range(ctx, ch->start - 2 * PAGE_SIZE, ch->nr + 4);
 	for (i = 0; i < ARRAY_SIZE(skip); i++) {
@@ -4191,11 +3677,6 @@ static void pagestat_chain_layout(struct kunit *test)
 		pagestat_check_range(ctx, ch->start + s * PAGE_SIZE,
 				     min(ch->nr - s, 13UL));
 	}
-	pagestat_check_runs(ctx, ch->start - 2 * PAGE_SIZE,
-			    end + 2 * PAGE_SIZE);
-	if (ch->nr > 4)
-		pagestat_check_runs(ctx, ch->start + 3 * PAGE_SIZE,
-				    end - PAGE_SIZE);
 	pagestat_settle(test, ctx, pagestat_chain_probe(ch));
 
 	ctx->chain_exp = NULL;
@@ -4221,276 +3702,8 @@ static struct kunit_suite pagestat_chain_suite = {
 	.test_cases	= pagestat_chain_cases,
 };
 
-/* ---------------------------------------------------------------- spans */
-
-/*
- * pagestat_spans: the edge cases of pagestat_spans(). Every range that
- * pagestat_check_range() checks in the other suites is answered by
- * pagestat_spans() too, in every geometry of pagestat_geoms[].
- */
-
-/* @buf with one span of two pages of @status in it, as a caller left it. */
-static void pagestat_buf_one(struct pagestat_buf *buf, int status)
-{
-	buf->span[0].nr = 2;
-	buf->span[0].status = status;
-	buf->nr_spans = 1;
-	buf->nr_status = 0;
-	if (status == PAGESTAT_SPAN_ARRAY) {
-		buf->status[0] = 7;
-		buf->status[1] = 8;
-		buf->nr_status = 2;
-	}
-}
-
-/* pagestat_spans() answers nothing and leaves the buffer as it was. */
-static void pagestat_spans_refused(struct pagestat_ctx *ctx,
-				   unsigned long start, unsigned long nr)
-{
-	static const int first[] = {
-		PAGESTAT_UNSET, -EFAULT, PAGESTAT_SPAN_ARRAY,
-	};
-	static const struct pagestat_geom g = { .spans = 2, .status = 3 };
-	struct pagestat_span span[2 + PAGESTAT_GUARDS];
-	int st[3 + PAGESTAT_GUARDS];
-	struct kunit *test = ctx->test;
-	struct pagestat_buf buf;
-	unsigned int k, nr_spans, nr_status;
-	unsigned long ret;
-
-	for (k = 0; k < ARRAY_SIZE(first); k++) {
-		pagestat_buf_init(ctx, &buf, &g);
-		if (first[k] != PAGESTAT_UNSET)
-			pagestat_buf_one(&buf, first[k]);
-		nr_spans = buf.nr_spans;
-		nr_status = buf.nr_status;
-		memcpy(span, ctx->span, sizeof(span));
-		memcpy(st, ctx->span_st, sizeof(st));
-		mmap_read_lock(ctx->mm);
-		ret = pagestat_spans(ctx->mm, start, nr, &buf);
-		mmap_read_unlock(ctx->mm);
-		KUNIT_EXPECT_EQ_MSG(test, ret, 0,
-				    "pagestat_spans(%#lx, %lu), buffer %u",
-				    start, nr, k);
-		KUNIT_EXPECT_EQ_MSG(test, buf.nr_spans, nr_spans,
-				    "pagestat_spans(%#lx, %lu), buffer %u",
-				    start, nr, k);
-		KUNIT_EXPECT_EQ_MSG(test, buf.nr_status, nr_status,
-				    "pagestat_spans(%#lx, %lu), buffer %u",
-				    start, nr, k);
-		KUNIT_EXPECT_MEMEQ_MSG(test, ctx->span, span, sizeof(span),
-				       "pagestat_spans(%#lx, %lu), buffer %u",
-				       start, nr, k);
-		KUNIT_EXPECT_MEMEQ_MSG(test, ctx->span_st, st, sizeof(st),
-				       "pagestat_spans(%#lx, %lu), buffer %u",
-				       start, nr, k);
-	}
-}
-
-/* nr_pages == 0 answers nothing, into an empty buffer or not. */
-static void pagestat_spans_empty(struct kunit *test)
-{
-	struct pagestat_ctx *ctx = test->priv;
-
-	pagestat_load(ctx, pagestat_small_layout, PAGESTAT_BASE);
-	pagestat_settle(test, ctx, pagestat_build(ctx));
-	pagestat_spans_refused(ctx, ctx->segs[0].start, 0);
-	pagestat_spans_refused(ctx, 0, 0);
-	pagestat_spans_refused(ctx, -PAGESTAT_P(1UL), 0);
-	pagestat_teardown(ctx);
-}
-
-/* A range that wraps past the top of the address space is refused. */
-static void pagestat_spans_overflow(struct kunit *test)
-{
-	struct pagestat_ctx *ctx = test->priv;
-
-	pagestat_load(ctx, pagestat_small_layout, PAGESTAT_BASE);
-	pagestat_settle(test, ctx, pagestat_build(ctx));
-	pagestat_spans_refused(ctx, -PAGESTAT_P(2UL), 4);
-	pagestat_spans_refused(ctx, -PAGESTAT_P(1UL), 2);
-	pagestat_spans_refused(ctx, ULONG_MAX, 2);
-	pagestat_spans_refused(ctx, -PAGESTAT_P(600UL), 601);
-	pagestat_teardown(ctx);
-}
-
-/*
- * Ranges that end at the last page of the address space, which no VMA
- * holds: every page is -EFAULT, in every geometry, and the last page joins
- * a full buffer's last span when that is -EFAULT too.
- */
-static void pagestat_spans_top(struct kunit *test)
-{
-	static const unsigned long nrs[] = { 1, 2, 3, 17, 600 };
-	static const struct pagestat_geom one = { .spans = 1, .status = 2 };
-	struct pagestat_ctx *ctx = test->priv;
-	unsigned long i, nr, bad, ret[4], faults = 0;
-	struct pagestat_buf buf;
-	unsigned int k;
-
-	for (k = 0; k < ARRAY_SIZE(nrs); k++) {
-		nr = nrs[k];
-		pagestat_check_spans(ctx, -PAGESTAT_P(nr), nr);
-		/* the last geometry's answer is still in ctx->sp */
-		for (i = 0, bad = 0; i < nr; i++)
-			bad += ctx->st[i] != -EFAULT || ctx->sp[i] != -EFAULT;
-		KUNIT_EXPECT_EQ_MSG(test, bad, 0,
-				    "pages of [%#lx, +%lu pages) not -EFAULT",
-				    -PAGESTAT_P(nr), nr);
-	}
-
-	pagestat_buf_init(ctx, &buf, &one);
-	pagestat_buf_one(&buf, -EFAULT);
-	mmap_read_lock(ctx->mm);
-	ret[0] = pagestat_spans_call(ctx, &buf, -PAGESTAT_P(1UL), 1, &faults);
-	ret[1] = pagestat_spans_call(ctx, &buf, -PAGESTAT_P(3UL), 3, &faults);
-	mmap_read_unlock(ctx->mm);
-	KUNIT_EXPECT_EQ(test, ret[0], 1);
-	KUNIT_EXPECT_EQ(test, ret[1], 3);
-	KUNIT_EXPECT_EQ(test, buf.nr_spans, 1);
-	KUNIT_EXPECT_EQ(test, buf.span[0].nr, 6);
-	KUNIT_EXPECT_EQ(test, buf.span[0].status, -EFAULT);
-
-	/* full, and its last span is not -EFAULT: nothing fits */
-	pagestat_buf_init(ctx, &buf, &one);
-	pagestat_buf_one(&buf, PAGESTAT_SPAN_ARRAY);
-	mmap_read_lock(ctx->mm);
-	ret[2] = pagestat_spans_call(ctx, &buf, -PAGESTAT_P(1UL), 1, &faults);
-	ret[3] = pagestat_spans_call(ctx, &buf, -PAGESTAT_P(3UL), 3, &faults);
-	mmap_read_unlock(ctx->mm);
-	KUNIT_EXPECT_EQ(test, ret[2], 0);
-	KUNIT_EXPECT_EQ(test, ret[3], 0);
-	KUNIT_EXPECT_EQ(test, buf.nr_spans, 1);
-	KUNIT_EXPECT_EQ(test, buf.span[0].nr, 2);
-	KUNIT_EXPECT_EQ(test, faults, 0);
-	if (faults)
-		kunit_info(test, "first fault: %s\n", ctx->msg);
-}
-
-/*
- * A buffer that a caller did not empty: the first pages join its last span
- * when they have its status (an array span takes array statuses after the
- * ones it has), and start a span of their own when not, if one is free.
- * pagestat_small_layout at PAGESTAT_BASE: pages 0 and 6 are in no VMA,
- * 1 to 5 are "0z.x0".
- */
-static void pagestat_spans_nonempty(struct kunit *test)
-{
-	static const struct pagestat_geom g1 = { .spans = 1, .status = 8 };
-	static const struct pagestat_geom g2 = { .spans = 2, .status = 8 };
-	struct pagestat_ctx *ctx = test->priv;
-	unsigned long b = PAGESTAT_BASE, i, ret[6], faults = 0;
-	struct pagestat_buf buf;
-
-	pagestat_load(ctx, pagestat_small_layout, b);
-	pagestat_settle(test, ctx, pagestat_build(ctx));
-
-	/* no free span: holes join the last span, the rest must wait */
-	pagestat_buf_init(ctx, &buf, &g1);
-	pagestat_buf_one(&buf, -EFAULT);
-	mmap_read_lock(ctx->mm);
-	ret[0] = pagestat_spans_call(ctx, &buf, b, 1, &faults);
-	ret[1] = pagestat_spans_call(ctx, &buf, b + PAGESTAT_P(6), 1, &faults);
-	ret[2] = pagestat_spans_call(ctx, &buf, b, 3, &faults);
-	mmap_read_unlock(ctx->mm);
-	KUNIT_EXPECT_EQ_MSG(test, ret[0], 1, "a page outside any VMA");
-	KUNIT_EXPECT_EQ_MSG(test, ret[1], 1, "a page between two VMAs");
-	KUNIT_EXPECT_EQ_MSG(test, ret[2], 1, "a hole, then pages of a VMA");
-	KUNIT_EXPECT_EQ(test, buf.nr_spans, 1);
-	KUNIT_EXPECT_EQ(test, buf.nr_status, 0);
-	KUNIT_EXPECT_EQ(test, buf.span[0].nr, 5);
-	KUNIT_EXPECT_EQ(test, buf.span[0].status, -EFAULT);
-
-	/* an array span: the new statuses go after its own */
-	pagestat_buf_init(ctx, &buf, &g1);
-	pagestat_buf_one(&buf, PAGESTAT_SPAN_ARRAY);
-	mmap_read_lock(ctx->mm);
-	ret[3] = pagestat_spans_call(ctx, &buf, b + PAGESTAT_P(1), 5, &faults);
-	mmap_read_unlock(ctx->mm);
-	KUNIT_EXPECT_EQ(test, ret[3], 5);
-	KUNIT_EXPECT_EQ(test, buf.nr_spans, 1);
-	KUNIT_EXPECT_EQ(test, buf.nr_status, 7);
-	KUNIT_EXPECT_EQ(test, buf.span[0].nr, 7);
-	KUNIT_EXPECT_EQ(test, buf.span[0].status, PAGESTAT_SPAN_ARRAY);
-	KUNIT_EXPECT_EQ(test, buf.status[0], 7);
-	KUNIT_EXPECT_EQ(test, buf.status[1], 8);
-	for (i = 0; i < 5; i++)
-		KUNIT_EXPECT_EQ_MSG(test, buf.status[2 + i],
-				    pagestat_expect(ctx, b + PAGESTAT_P(1 + i)),
-				    "page %lu", 1 + i);
-
-	/* another status: a new span if there is one, else nothing */
-	pagestat_buf_init(ctx, &buf, &g1);
-	pagestat_buf_one(&buf, 5);
-	mmap_read_lock(ctx->mm);
-	ret[4] = pagestat_spans_call(ctx, &buf, b, 2, &faults);
-	mmap_read_unlock(ctx->mm);
-	KUNIT_EXPECT_EQ(test, ret[4], 0);
-	KUNIT_EXPECT_EQ(test, buf.nr_spans, 1);
-	KUNIT_EXPECT_EQ(test, buf.span[0].nr, 2);
-	KUNIT_EXPECT_EQ(test, buf.span[0].status, 5);
-
-	pagestat_buf_init(ctx, &buf, &g2);
-	pagestat_buf_one(&buf, 5);
-	mmap_read_lock(ctx->mm);
-	ret[5] = pagestat_spans_call(ctx, &buf, b, 1, &faults);
-	mmap_read_unlock(ctx->mm);
-	KUNIT_EXPECT_EQ(test, ret[5], 1);
-	KUNIT_EXPECT_EQ(test, buf.nr_spans, 2);
-	KUNIT_EXPECT_EQ(test, buf.span[0].nr, 2);
-	KUNIT_EXPECT_EQ(test, buf.span[0].status, 5);
-	KUNIT_EXPECT_EQ(test, buf.span[1].nr, 1);
-	KUNIT_EXPECT_EQ(test, buf.span[1].status, -EFAULT);
-
-	KUNIT_EXPECT_EQ(test, faults, 0);
-	if (faults)
-		kunit_info(test, "first fault: %s\n", ctx->msg);
-	pagestat_teardown(ctx);
-}
-
-/*
- * Runs of empty PTEs between pages whose statuses differ: some long enough
- * to take a span of their own wherever a block of the PTE loop starts
- * (PAGESTAT_SPAN_HOLE and PAGESTAT_CHAIN_TRY in mm/pagestat.c), some not;
- * in every geometry, as every layout is.
- */
-static void pagestat_spans_empty_ptes(struct kunit *test)
-{
-	static const struct pagestat_seg segs[] = {
-		{ .kind = PAGESTAT_ANON,
-		  .pattern = "0..............................1...............0" },
-		{ .kind = PAGESTAT_ANON, .off = PAGESTAT_P(50),
-		  .pattern = "1xxxxxxxxxxxxxxxxxxxxxxxx0................1" },
-		{ }
-	};
-	struct pagestat_ctx *ctx = test->priv;
-
-	pagestat_load(ctx, segs, PAGESTAT_BASE);
-	pagestat_settle(test, ctx, pagestat_build(ctx));
-	pagestat_check_layout(ctx);
-	pagestat_teardown(ctx);
-}
-
-static struct kunit_case pagestat_spans_cases[] = {
-	KUNIT_CASE(pagestat_spans_empty),
-	KUNIT_CASE(pagestat_spans_overflow),
-	KUNIT_CASE(pagestat_spans_top),
-	KUNIT_CASE(pagestat_spans_nonempty),
-	KUNIT_CASE(pagestat_spans_empty_ptes),
-	{}
-};
-
-static struct kunit_suite pagestat_spans_suite = {
-	.name		= "pagestat_spans",
-	.suite_init	= pagestat_suite_init,
-	.suite_exit	= pagestat_suite_exit,
-	.init		= pagestat_case_init,
-	.test_cases	= pagestat_spans_cases,
-};
-
-kunit_test_suites(&pagestat_range_suite, &pagestat_runs_suite,
-		  &pagestat_oracle_suite, &pagestat_chain_suite,
-		  &pagestat_spans_suite);
+kunit_test_suites(&pagestat_range_suite, &pagestat_oracle_suite,
+		  &pagestat_chain_suite);
 
 MODULE_DESCRIPTION("KUnit tests for pagestat_range()");
 MODULE_LICENSE("GPL");
