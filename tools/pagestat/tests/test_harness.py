@@ -132,6 +132,20 @@ class GuestTest(unittest.TestCase):
                          ['bin', 'bin/x', 'dev/console'])
 
 
+class BackportTest(unittest.TestCase):
+    def test_backport(self):
+        sha = '10d04c26ab2b7da31dd66973f5a09d6fd8ff2a46'
+        self.assertEqual(ps.backport_of('commit %s upstream.\n\nWhy.\n'
+                                        % sha), '10d04c26ab2b')
+        self.assertEqual(ps.backport_of('\ncommit %s upstream.\n' % sha),
+                         '10d04c26ab2b')
+        # Only as the first line, and only the kernel's form
+        self.assertIsNone(ps.backport_of('Why.\n\ncommit %s upstream.\n'
+                                         % sha))
+        self.assertIsNone(ps.backport_of('commit %s\n' % sha))
+        self.assertIsNone(ps.backport_of('Upstream commit %s.\n' % sha))
+
+
 class PackagesTest(unittest.TestCase):
     """Every program the harness and its tests run is on the install list."""
 
