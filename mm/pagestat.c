@@ -67,8 +67,8 @@ static int pagestat_pte_status(struct vm_area_struct *vma, unsigned long addr,
 	 * normal page vm_normal_page() would return: its own zone and node
 	 * are its folio's.
 	 */
-	if (IS_ENABLED(CONFIG_ARCH_HAS_PTE_SPECIAL) && !pte_special(pte) &&
-	    pfn <= highest_memmap_pfn && !is_zero_pfn(pfn)) {
+	if (likely(IS_ENABLED(CONFIG_ARCH_HAS_PTE_SPECIAL) && !pte_special(pte) &&
+		   pfn <= highest_memmap_pfn && !is_zero_pfn(pfn))) {
 		page = pfn_to_page(pfn);
 		return is_zone_device_page(page) ? -ENOENT : page_to_nid(page);
 	}
@@ -218,22 +218,23 @@ static int pagestat_pmd_entry(pmd_t *pmdp, unsigned long addr,
 		return 0;
 	}
 	start = ptep;
-	while (addr < end) {
+	for (; addr < end; addr += PAGE_SIZE, ptep++, status++) {
 		pte_t pte = ptep_get(ptep);
-		unsigned long n = 1;
+		unsigned long n;
 
-		if (pte_present(pte)) {
+		if (likely(pte_present(pte))) {
 			*status = pagestat_pte_status(vma, addr, pte);
 		} else if (pte_none(pte)) {
 			n = pagestat_none_run(ptep, (end - addr) >> PAGE_SHIFT);
 			pagestat_fill(ps, addr, addr + n * PAGE_SIZE, -ENOENT);
+			/* The loop steps over the last of them */
+			addr += (n - 1) * PAGE_SIZE;
+			ptep += n - 1;
+			status += n - 1;
 		} else {
 			/* Swap, migration, device and marker entries */
 			*status = -ENOENT;
 		}
-		addr += n * PAGE_SIZE;
-		ptep += n;
-		status += n;
 	}
 	pte_unmap_unlock(start, ptl);
 	cond_resched();
