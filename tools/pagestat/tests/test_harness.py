@@ -276,6 +276,16 @@ class BenchTest(unittest.TestCase):
         self.assertIn('nodes 2', guest)
         self.assertEqual(len(fails), 1)
 
+    def test_cases_match_the_benchmark(self):
+        # test runs every case of move_pages_bench and counts them
+        with open(os.path.join(HERE, '..', '..', 'mm',
+                               'move_pages_bench.c')) as f:
+            src = f.read()
+        table = src[src.index('cases[] = {'):]
+        table = table[:table.index('};')]
+        self.assertEqual(re.findall(r'\{ "([^"]+)"', table),
+                         list(ps.BENCH_CASES))
+
     def test_size(self):
         self.assertEqual(ps.parse_size('4G'), 4 << 30)
         self.assertEqual(ps.parse_size('512m'), 512 << 20)
