@@ -132,6 +132,19 @@ class GuestTest(unittest.TestCase):
                          ['bin', 'bin/x', 'dev/console'])
 
 
+class ExpectedTest(unittest.TestCase):
+    def test_expected(self):
+        self.assertEqual(ps.expected_on('patched 64-bit'), {})
+        self.assertEqual(ps.expected_on('patched 32-bit'), {})
+        self.assertEqual(sorted(ps.expected_on('stock 64-bit')),
+                         sorted(ps.STOCK_MOVE_EBUSY))
+        both = ps.expected_on('stock 32-bit')
+        for t in ps.STOCK_MOVE_EBUSY + ps.STOCK_COMPAT_BUG:
+            self.assertIn(t, both)
+        self.assertIn('-EBUSY', both['stat.move_thp'])
+        self.assertIn('compat', both['stat.thp'])
+
+
 class BackportTest(unittest.TestCase):
     def test_backport(self):
         sha = '10d04c26ab2b7da31dd66973f5a09d6fd8ff2a46'
