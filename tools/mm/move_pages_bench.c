@@ -13,6 +13,12 @@
  * pages each, walking over the buffer, and print the median cost per call:
  * what a library that asks for the node of a few addresses pays.
  *
+ * The move-* cases move a buffer of at most MOVE_SIZE from node 0 to node 1
+ * with a node list (MPOL_MF_MOVE), back to node 0 untimed between runs;
+ * the placed-* cases ask the same of pages already on node 1.  They print
+ * the cost per page, and a "note" line when a status is not node 1 (stock
+ * 6.12 gives -EBUSY for the address after the first of a huge page).
+ *
  * Output, one line per case (parsed by tools/pagestat/pagestat bench):
  *   case NAME pages N ns_per_page X runs A,B,C,...
  *   case NAME pages N ns_per_call X runs A,B,C,...
@@ -35,6 +41,7 @@
 #endif
 #define MPOL_BIND	2
 #define MPOL_INTERLEAVE	3
+#define MPOL_MF_MOVE	2
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #define PAGE		4096UL
@@ -53,7 +60,13 @@ struct bench_case {
 	int shuffle;
 	enum expect expect;
 	size_t call;		/* pages per call, or 0: one call for all */
+	int move;		/* MOVE_*: a node list, to node 1 */
 };
+
+enum { MOVE_NONE, MOVE_AWAY, MOVE_PLACED };
+
+/* The buffer of a move case is at most this large */
+#define MOVE_SIZE	(256UL << 20)
 
 /* Calls timed per run of a call-N case */
 #define CALL_ROUNDS	4096
@@ -126,6 +139,16 @@ static int setup_sparse(char *buf, size_t size)
 	return setup(buf, size, MADV_NOHUGEPAGE, MPOL_BIND, bind_nodes, 1);
 }
 
+static int setup_4k_node1(char *buf, size_t size)
+{
+	return setup(buf, size, MADV_NOHUGEPAGE, MPOL_BIND, 2, 0);
+}
+
+static int setup_thp_node1(char *buf, size_t size)
+{
+	return setup(buf, size, MADV_HUGEPAGE, MPOL_BIND, 2, 0);
+}
+
 static int setup_interleave(char *buf, size_t size)
 {
 	return setup(buf, size, MADV_NOHUGEPAGE, MPOL_INTERLEAVE, 3, 0);
@@ -141,6 +164,11 @@ static const struct bench_case cases[] = {
 	{ "call-1",	setup_4k,		0, 0, EXPECT_NODE0, 1 },
 	{ "call-16",	setup_4k,		0, 0, EXPECT_NODE0, 16 },
 	{ "call-128",	setup_4k,		0, 0, EXPECT_NODE0, 128 },
+	{ "move-4k",	setup_4k,		0, 0, EXPECT_NODE0, 0, MOVE_AWAY },
+	{ "move-thp",	setup_thp,		0, 0, EXPECT_NODE0, 0, MOVE_AWAY },
+	{ "move-hugetlb-2m", setup_hugetlb,	1, 0, EXPECT_NODE0, 0, MOVE_AWAY },
+	{ "placed-4k",	setup_4k_node1,		0, 0, EXPECT_NODE0, 0, MOVE_PLACED },
+	{ "placed-thp",	setup_thp_node1,	0, 0, EXPECT_NODE0, 0, MOVE_PLACED },
 };
 
 /*
@@ -253,6 +281,61 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+static long sys_move_to(unsigned long n, void **pages, const int *nodes,
+			int *status)
+{
+	return syscall(SYS_move_pages, 0, n, pages, nodes, status,
+		       MPOL_MF_MOVE);
+}
+
+/*
+ * A move case: time moving the @n pages of @pages to node 1 with
+ * @to1, moving them back to node 0 with @to0 (untimed) before each run
+ * of a MOVE_AWAY case; check that every page ends on node 1.
+ */
+static int time_moves(const struct bench_case *c, void **pages, int *status,
+		      const int *to0, const int *to1, size_t n, uint64_t *t)
+{
+	size_t i, busy = 0;
+	int r;
+
+	for (r = -1; r < runs; r++) {
+		uint64_t t0;
+
+		if (c->move == MOVE_AWAY && r >= 0 &&
+		    sys_move_to(n, pages, to0, status)) {
+			printf("FAIL %s: move back: %s\n", c->name,
+			       strerror(errno));
+			return -1;
+		}
+		t0 = now_ns();
+		if (sys_move_to(n, pages, to1, status)) {
+			printf("FAIL %s: move_pages: %s\n", c->name,
+			       strerror(errno));
+			return -1;
+		}
+		if (r >= 0)
+			t[r] = now_ns() - t0;
+		for (i = 0, busy = 0; i < n; i++)
+			busy += status[i] != 1;
+		if (sys_move_pages(n, pages, status)) {
+			printf("FAIL %s: query: %s\n", c->name, strerror(errno));
+			return -1;
+		}
+		for (i = 0; i < n; i++) {
+			if (status[i] != 1) {
+				printf("FAIL %s: page %zu on %d after the move\n",
+				       c->name, i, status[i]);
+				return -1;
+			}
+		}
+	}
+	if (busy)
+		printf("note %s: %zu of %zu statuses not node 1\n", c->name,
+		       busy, n);
+	return 0;
+}
+
 static int run_case(const struct bench_case *c, size_t size)
 {
 	size_t n = size / PAGE, i;
@@ -262,10 +345,17 @@ static int run_case(const struct bench_case *c, size_t size)
 	uint64_t t[64];
 	size_t per;
 	void **pages;
-	int *status;
+	int *status, *to0 = NULL, *to1 = NULL;
 	char *map, *buf;
 	int r;
 
+	if (c->move) {
+		size = size < MOVE_SIZE ? size : MOVE_SIZE;
+		n = size / PAGE;
+		/* Room to move to on node 1, and back to on node 0 */
+		if (c->hugetlb)
+			pool[1] = reserve_hugetlb(1, size);
+	}
 	if (c->hugetlb) {
 		/* Spread: half the buffer on each node */
 		pool[0] = reserve_hugetlb(0, spread ? size / 2 : size);
@@ -278,7 +368,7 @@ static int run_case(const struct bench_case *c, size_t size)
 	if (map == MAP_FAILED) {
 		printf("SKIP %s: mmap: %s\n", c->name, strerror(errno));
 		if (c->hugetlb)
-			put_hugetlb(pool, spread);
+			put_hugetlb(pool, spread || c->move);
 		return c->hugetlb ? 0 : -1;
 	}
 	buf = (char *)(((uintptr_t)map + HPAGE - 1) & ~(HPAGE - 1));
@@ -300,7 +390,19 @@ static int run_case(const struct bench_case *c, size_t size)
 			pages[j] = p;
 		}
 	}
-	for (r = -1; r < runs; r++) {
+	if (c->move) {
+		to0 = calloc(n, sizeof(*to0));
+		to1 = malloc(n * sizeof(*to1));
+		if (!to0 || !to1) {
+			printf("FAIL %s: setup\n", c->name);
+			return -1;
+		}
+		for (i = 0; i < n; i++)
+			to1[i] = 1;
+		if (time_moves(c, pages, status, to0, to1, n, t))
+			return -1;
+	}
+	for (r = c->move ? runs : -1; r < runs; r++) {
 		uint64_t t0;
 
 		memset(status, 0x55, n * sizeof(*status));
@@ -338,9 +440,11 @@ static int run_case(const struct bench_case *c, size_t size)
 	printf("\n");
 	free(pages);
 	free(status);
+	free(to0);
+	free(to1);
 	munmap(map, size + HPAGE);
 	if (c->hugetlb)
-		put_hugetlb(pool, spread);
+		put_hugetlb(pool, spread || c->move);
 	return 0;
 }
 
@@ -350,7 +454,9 @@ static void print_usage(const char *prog)
 		"usage: %s [--size BYTES[K|M|G]] [--runs N] [--spread] [CASE...]\n"
 		"--spread: bind the node 0 cases to nodes 0 and 1 (node 0 fills first)\n"
 		"cases: 4k thp hugetlb-2m sparse random interleave\n"
-		"       call-1 call-16 call-128 (default: all)\n",
+		"       call-1 call-16 call-128\n"
+		"       move-4k move-thp move-hugetlb-2m placed-4k placed-thp\n"
+		"       (default: all)\n",
 		prog);
 	exit(2);
 }
