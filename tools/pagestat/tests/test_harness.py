@@ -137,11 +137,13 @@ class ExpectedTest(unittest.TestCase):
         self.assertEqual(ps.expected_on('patched 64-bit'), {})
         self.assertEqual(ps.expected_on('patched 32-bit'), {})
         self.assertEqual(sorted(ps.expected_on('stock 64-bit')),
-                         sorted(ps.STOCK_MOVE_EBUSY))
+                         sorted(ps.STOCK_MOVE_EBUSY + ps.STOCK_WALK_END))
         both = ps.expected_on('stock 32-bit')
         for t in ps.STOCK_MOVE_EBUSY + ps.STOCK_COMPAT_BUG:
             self.assertIn(t, both)
         self.assertIn('-EBUSY', both['stat.move_thp'])
+        self.assertIn('walk_end', both['walk_end.resume'])
+        self.assertNotIn('walk_end.resume', ps.expected_on('patched 64-bit'))
         self.assertIn('compat', both['stat.thp'])
 
 
