@@ -139,6 +139,22 @@ static int setup_sparse(char *buf, size_t size)
 	return setup(buf, size, MADV_NOHUGEPAGE, MPOL_BIND, bind_nodes, 1);
 }
 
+/* The move cases start on node 0, or (placed) node 1, whatever --spread */
+static int setup_4k_node0(char *buf, size_t size)
+{
+	return setup(buf, size, MADV_NOHUGEPAGE, MPOL_BIND, 1, 0);
+}
+
+static int setup_thp_node0(char *buf, size_t size)
+{
+	return setup(buf, size, MADV_HUGEPAGE, MPOL_BIND, 1, 0);
+}
+
+static int setup_hugetlb_node0(char *buf, size_t size)
+{
+	return setup(buf, size, -1, MPOL_BIND, 1, 0);
+}
+
 static int setup_4k_node1(char *buf, size_t size)
 {
 	return setup(buf, size, MADV_NOHUGEPAGE, MPOL_BIND, 2, 0);
@@ -164,9 +180,10 @@ static const struct bench_case cases[] = {
 	{ "call-1",	setup_4k,		0, 0, EXPECT_NODE0, 1 },
 	{ "call-16",	setup_4k,		0, 0, EXPECT_NODE0, 16 },
 	{ "call-128",	setup_4k,		0, 0, EXPECT_NODE0, 128 },
-	{ "move-4k",	setup_4k,		0, 0, EXPECT_NODE0, 0, MOVE_AWAY },
-	{ "move-thp",	setup_thp,		0, 0, EXPECT_NODE0, 0, MOVE_AWAY },
-	{ "move-hugetlb-2m", setup_hugetlb,	1, 0, EXPECT_NODE0, 0, MOVE_AWAY },
+	{ "move-4k",	setup_4k_node0,		0, 0, EXPECT_NODE0, 0, MOVE_AWAY },
+	{ "move-thp",	setup_thp_node0,	0, 0, EXPECT_NODE0, 0, MOVE_AWAY },
+	{ "move-hugetlb-2m", setup_hugetlb_node0, 1, 0, EXPECT_NODE0, 0,
+	  MOVE_AWAY },
 	{ "placed-4k",	setup_4k_node1,		0, 0, EXPECT_NODE0, 0, MOVE_PLACED },
 	{ "placed-thp",	setup_thp_node1,	0, 0, EXPECT_NODE0, 0, MOVE_PLACED },
 };
@@ -267,10 +284,10 @@ static unsigned long reserve_hugetlb(int nid, size_t size)
 }
 
 /* Give the pools back what reserve_hugetlb() added. */
-static void put_hugetlb(const unsigned long *pool, int spread)
+static void put_hugetlb(const unsigned long *pool, int both)
 {
 	set_hugetlb_pool(0, pool[0]);
-	if (spread)
+	if (both)
 		set_hugetlb_pool(1, pool[1]);
 }
 
@@ -341,7 +358,8 @@ static int run_case(const struct bench_case *c, size_t size)
 	size_t n = size / PAGE, i;
 	int flags = MAP_PRIVATE | MAP_ANONYMOUS;
 	unsigned long pool[2] = { 0, 0 };
-	int spread = bind_nodes == 3;
+	/* Node 1's hugetlb pool grows too: spread, or room to move to */
+	int both = bind_nodes == 3 || c->move;
 	uint64_t t[64];
 	size_t per;
 	void **pages;
@@ -352,15 +370,12 @@ static int run_case(const struct bench_case *c, size_t size)
 	if (c->move) {
 		size = size < MOVE_SIZE ? size : MOVE_SIZE;
 		n = size / PAGE;
-		/* Room to move to on node 1, and back to on node 0 */
-		if (c->hugetlb)
-			pool[1] = reserve_hugetlb(1, size);
 	}
 	if (c->hugetlb) {
-		/* Spread: half the buffer on each node */
-		pool[0] = reserve_hugetlb(0, spread ? size / 2 : size);
-		if (spread)
-			pool[1] = reserve_hugetlb(1, size / 2);
+		/* Spread: half the buffer on each node; a move: all on each */
+		pool[0] = reserve_hugetlb(0, c->move || !both ? size : size / 2);
+		if (both)
+			pool[1] = reserve_hugetlb(1, c->move ? size : size / 2);
 		flags |= MAP_HUGETLB;
 	}
 	/* Over-map by 2 MiB so the buffer can be 2 MiB aligned. */
@@ -368,7 +383,7 @@ static int run_case(const struct bench_case *c, size_t size)
 	if (map == MAP_FAILED) {
 		printf("SKIP %s: mmap: %s\n", c->name, strerror(errno));
 		if (c->hugetlb)
-			put_hugetlb(pool, spread || c->move);
+			put_hugetlb(pool, both);
 		return c->hugetlb ? 0 : -1;
 	}
 	buf = (char *)(((uintptr_t)map + HPAGE - 1) & ~(HPAGE - 1));
@@ -444,7 +459,7 @@ static int run_case(const struct bench_case *c, size_t size)
 	free(to1);
 	munmap(map, size + HPAGE);
 	if (c->hugetlb)
-		put_hugetlb(pool, spread || c->move);
+		put_hugetlb(pool, both);
 	return 0;
 }
 

@@ -339,6 +339,11 @@ class BenchTest(unittest.TestCase):
         self.assertRegex(table, r'4k +8 +500.00 +20.00 +-96.0% +25.0x page')
         self.assertRegex(table, r'call-1 +1 +800.00 +760.00 +-5.0% +1.1x call')
         self.assertIn('buffer: 1G on node 0', table)
+        self.assertNotIn('move-* and placed-*', table)
+        st['move-4k'] = {'pages': 8, 'unit': 'page', 'ns_per_page': 5000.0}
+        pa['move-4k'] = {'pages': 8, 'unit': 'page', 'ns_per_page': 5000.0}
+        self.assertIn('move-* and placed-*: at most 256M',
+                      ps.bench_table({'stock': st, 'patched': pa}, {}))
         table = ps.bench_table({'stock': st, 'patched': pa}, {}, '16G', True)
         self.assertIn('buffer: 16G, spread over nodes 0 and 1', table)
 
