@@ -1082,4 +1082,578 @@ TEST_F(stat, bad_status_halfway)
 	free(pages);
 }
 
+/*
+ * move_pages(2) with a node list.  Each move prints "# dump" lines that
+ * the harness compares between the stock and the patched kernel: the
+ * return value or -errno (R), the statuses (M), the node of every page
+ * afterwards (F), and the pgmigrate_success and pgmigrate_fail deltas of
+ * /proc/vmstat (V).  The one difference the harness allows is in M lines:
+ * stock 6.12's -EBUSY for an address of a folio that an earlier address
+ * queued, where the patched kernel reports the folio's node.
+ */
+static long read_vmstat(const char *name)
+{
+	size_t len = strlen(name);
+	FILE *f = fopen("/proc/vmstat", "r");
+	char line[128];
+	long v = -1;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, name, len) && line[len] == ' ')
+			v = atol(line + len + 1);
+	fclose(f);
+	return v;
+}
+
+struct move {
+	long ret;	/* what move_pages() returned, or -errno */
+	int *st;	/* the statuses; st[n] must stay UNSET */
+	int *after;	/* the node of each page afterwards */
+};
+
+/*
+ * Move @n pages of process @pid (0: this one) to @nodes with @flags, print
+ * the dumps of @name and return what happened.  @pages may become
+ * unreadable halfway: the nodes afterwards are those of @all's pages.
+ */
+static struct move move_pages_of(struct __test_metadata *_metadata,
+				 const char *name, pid_t pid, void **pages,
+				 void **all, const int *nodes, unsigned long n,
+				 int flags)
+{
+	long succ = read_vmstat("pgmigrate_success");
+	long fail = read_vmstat("pgmigrate_fail");
+	struct move m;
+	unsigned long i;
+
+	m.st = malloc((n + 1) * sizeof(int));
+	m.after = malloc(n * sizeof(int));
+	ASSERT_TRUE(m.st && m.after);
+	for (i = 0; i <= n; i++)
+		m.st[i] = UNSET;
+	errno = 0;
+	m.ret = syscall(SYS_move_pages, pid, n, pages, nodes, m.st, flags);
+	if (m.ret < 0)
+		m.ret = -errno;
+	succ = read_vmstat("pgmigrate_success") - succ;
+	fail = read_vmstat("pgmigrate_fail") - fail;
+	printf("# dump R %s: %ld\n", name, m.ret);
+	print_statuses("M", name, m.st, n);
+	printf("# dump V %s: %ld %ld\n", name, succ, fail);
+	ASSERT_EQ(UNSET, m.st[n]) TH_LOG("%s: status written past the end",
+					 name);
+	/* 16 at a time: stock 6.12 misreads longer compat queries */
+	for (i = 0; i < n; i += 16)
+		ASSERT_EQ(0, syscall(SYS_move_pages, pid, n - i < 16 ? n - i : 16,
+				     all + i, NULL, m.after + i, 0));
+	print_statuses("F", name, m.after, n);
+	return m;
+}
+
+static struct move do_move(struct __test_metadata *_metadata,
+			   const char *name, pid_t pid, void **pages,
+			   const int *nodes, unsigned long n, int flags)
+{
+	return move_pages_of(_metadata, name, pid, pages, pages, nodes, n,
+			     flags);
+}
+
+/* The pages of a layout, with the status of each moved to node 1 */
+struct layout {
+	void **pages;
+	int *want;	/* UNSET: not predicted */
+	unsigned long n;
+	pid_t sharer;	/* a child mapping the shared anonymous pages */
+};
+
+static void add_pages(struct layout *l, char *p, unsigned long nr, int want)
+{
+	unsigned long i;
+
+	for (i = 0; i < nr; i++) {
+		l->pages[l->n] = p + i * PSZ;
+		l->want[l->n++] = want;
+	}
+}
+
+/* The [vvar] mapping: VM_PFNMAP | VM_IO, so not migratable */
+static char *vvar_page(void)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	unsigned long start = 0;
+	char line[256];
+
+	if (!f)
+		return NULL;
+	while (fgets(line, sizeof(line), f))
+		if (strstr(line, "[vvar]")) {
+			start = strtoul(line, NULL, 16);
+			break;
+		}
+	fclose(f);
+	return (char *)start;
+}
+
+/*
+ * Every kind of page move_pages() meets, 2079 pages, all of them on node
+ * 0 unless said otherwise:
+ *  4 KiB pages: 8 written; 4 written on node 1; 2 untouched; 2 read only
+ *  (the zero page); 2 unmapped; 2 written, then PROT_NONE; 2 mlocked;
+ *  THPs: one, one on node 1, one mapped by PTEs after an mprotect() of
+ *  one of its pages; 4 memfd pages; 4 shared anonymous pages that a child
+ *  maps too; the [vvar] page; a 2 MiB hugetlb page.
+ */
+static struct layout build_layout(struct __test_metadata *_metadata)
+{
+	struct layout l = { .n = 0 };
+	char *p, *t, *mfd, *shm, *vv, *h;
+	int fd, pipefd[2];
+	char c;
+
+	l.pages = malloc(2100 * sizeof(*l.pages));
+	l.want = malloc(2100 * sizeof(*l.want));
+	ASSERT_TRUE(l.pages && l.want);
+
+	/* The child shares these, and no page mapped after it forks */
+	shm = mmap(NULL, 4 * PSZ, PROT_READ | PROT_WRITE,
+		   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_TRUE(shm != MAP_FAILED);
+	ASSERT_EQ(0, bind_node(shm, 4 * PSZ, 0));
+	memset(shm, 1, 4 * PSZ);
+	ASSERT_EQ(0, pipe(pipefd));
+	l.sharer = fork();
+	ASSERT_LE(0, l.sharer);
+	if (!l.sharer) {
+		int i;
+
+		for (i = 0; i < 4; i++)
+			touch_read(&shm[i * PSZ]);
+		if (write(pipefd[1], "x", 1) != 1)
+			_exit(1);
+		pause();
+		_exit(0);
+	}
+	ASSERT_EQ(1, read(pipefd[0], &c, 1));
+	close(pipefd[0]);
+	close(pipefd[1]);
+
+	p = map_aligned(22 * PSZ, HPSZ, PROT_READ | PROT_WRITE,
+			MAP_PRIVATE | MAP_ANONYMOUS);
+	ASSERT_TRUE(!!p);
+	ASSERT_EQ(0, madvise(p, 22 * PSZ, MADV_NOHUGEPAGE));
+	ASSERT_EQ(0, bind_node(p, 22 * PSZ, 0));
+	ASSERT_EQ(0, bind_node(p + 8 * PSZ, 4 * PSZ, 1));
+	memset(p, 1, 12 * PSZ);
+	touch_read(&p[14 * PSZ]);
+	touch_read(&p[15 * PSZ]);
+	ASSERT_EQ(0, munmap(p + 16 * PSZ, 2 * PSZ));
+	memset(p + 18 * PSZ, 1, 4 * PSZ);
+	ASSERT_EQ(0, mprotect(p + 18 * PSZ, 2 * PSZ, PROT_NONE));
+	ASSERT_EQ(0, mlock(p + 20 * PSZ, 2 * PSZ));
+	add_pages(&l, p, 12, 1);
+	add_pages(&l, p + 12 * PSZ, 2, -ENOENT);
+	add_pages(&l, p + 14 * PSZ, 4, -EFAULT);
+	add_pages(&l, p + 18 * PSZ, 2, UNSET);
+	add_pages(&l, p + 20 * PSZ, 2, 1);
+
+	t = map_aligned(3 * HPSZ, HPSZ, PROT_READ | PROT_WRITE,
+			MAP_PRIVATE | MAP_ANONYMOUS);
+	ASSERT_TRUE(!!t);
+	ASSERT_EQ(0, madvise(t, 3 * HPSZ, MADV_HUGEPAGE));
+	ASSERT_EQ(0, bind_node(t, 3 * HPSZ, 0));
+	ASSERT_EQ(0, bind_node(t + HPSZ, HPSZ, 1));
+	memset(t, 1, 3 * HPSZ);
+	ASSERT_EQ(0, mprotect(t + 2 * HPSZ + 100 * PSZ, PSZ, PROT_READ));
+	add_pages(&l, t, 3 * HPSZ / PSZ, 1);
+
+	fd = memfd_create("move_pages_move", 0);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, ftruncate(fd, 4 * PSZ));
+	mfd = mmap(NULL, 4 * PSZ, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	ASSERT_TRUE(mfd != MAP_FAILED);
+	close(fd);
+	ASSERT_EQ(0, bind_node(mfd, 4 * PSZ, 0));
+	memset(mfd, 1, 4 * PSZ);
+	add_pages(&l, mfd, 4, 1);
+
+	add_pages(&l, shm, 4, -EACCES);
+
+	vv = vvar_page();
+	if (vv)
+		add_pages(&l, vv, 1, -EFAULT);
+
+	h = mmap(NULL, HPSZ, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB | MAP_HUGE_2MB, -1, 0);
+	if (h != MAP_FAILED && !bind_node(h, HPSZ, 0) &&
+	    !madvise(h, HPSZ, MADV_POPULATE_WRITE))
+		add_pages(&l, h, HPSZ / PSZ, 1);
+	return l;
+}
+
+static void end_layout(struct layout *l)
+{
+	kill(l->sharer, SIGKILL);
+	waitpid(l->sharer, NULL, 0);
+}
+
+static int *nodes_of(unsigned long n, int (*node)(unsigned long i))
+{
+	int *nodes = malloc(n * sizeof(*nodes));
+	unsigned long i;
+
+	for (i = 0; i < n; i++)
+		nodes[i] = node(i);
+	return nodes;
+}
+
+static int node_1(unsigned long i)
+{
+	return 1;
+}
+
+FIXTURE(move) {
+	struct layout l;
+};
+
+FIXTURE_SETUP(move)
+{
+	unsigned long node0 = 1;
+
+	if (nr_nodes() < 2)
+		SKIP(return, "needs two NUMA nodes, the system has %d",
+		     nr_nodes());
+	/* As in the stat tests: page cache and memfd pages on node 0 */
+	ASSERT_EQ(0, syscall(SYS_set_mempolicy, MPOL_BIND, &node0,
+			     8 * sizeof(node0)));
+	self->l = build_layout(_metadata);
+}
+
+FIXTURE_TEARDOWN(move)
+{
+	if (self->l.sharer > 0)
+		end_layout(&self->l);
+}
+
+/*
+ * Every page of the layout to node 1: each status as predicted, and
+ * every page that moved on node 1 afterwards.
+ */
+TEST_F(move, to_node_1)
+{
+	struct layout *l = &self->l;
+	int *nodes = nodes_of(l->n, node_1);
+	struct move m = do_move(_metadata, "to_node_1", 0, l->pages, nodes,
+				l->n, MPOL_MF_MOVE);
+	unsigned long i;
+
+	EXPECT_EQ(0, m.ret);
+	for (i = 0; i < l->n; i++) {
+		if (l->want[i] == UNSET)
+			continue;
+		EXPECT_EQ(l->want[i], m.st[i]) TH_LOG("page %lu", i);
+		if (l->want[i] == 1)
+			EXPECT_EQ(1, m.after[i]) TH_LOG("page %lu", i);
+	}
+}
+
+/* The same with MPOL_MF_MOVE_ALL: the shared pages move too */
+TEST_F(move, move_all)
+{
+	struct layout *l = &self->l;
+	int *nodes = nodes_of(l->n, node_1);
+	struct move m = do_move(_metadata, "move_all", 0, l->pages, nodes,
+				l->n, MPOL_MF_MOVE_ALL);
+	unsigned long i;
+
+	EXPECT_EQ(0, m.ret);
+	for (i = 0; i < l->n; i++)
+		if (l->want[i] != UNSET)
+			EXPECT_EQ(l->want[i] == -EACCES ? 1 : l->want[i],
+				  m.st[i]) TH_LOG("page %lu", i);
+}
+
+static int node_alternate(unsigned long i)
+{
+	return i & 1;
+}
+
+static int node_blocks(unsigned long i)
+{
+	return i / 100 & 1;
+}
+
+/*
+ * Target nodes that change: page by page over the 4 KiB pages, in blocks
+ * of 100 over the whole layout.  A 4 KiB page that moves or was already
+ * there gets its own target node.
+ */
+static void mixed_nodes(struct __test_metadata *_metadata, struct layout *l,
+			const char *name, unsigned long n,
+			int (*node)(unsigned long i))
+{
+	int *nodes = nodes_of(n, node);
+	struct move m = do_move(_metadata, name, 0, l->pages, nodes, n,
+				MPOL_MF_MOVE);
+	unsigned long i;
+
+	EXPECT_EQ(0, m.ret);
+	for (i = 0; i < 22; i++)
+		if (l->want[i] == 1) {
+			EXPECT_EQ(nodes[i], m.st[i]) TH_LOG("page %lu", i);
+			EXPECT_EQ(nodes[i], m.after[i]) TH_LOG("page %lu", i);
+		}
+}
+
+TEST_F(move, alternate)
+{
+	mixed_nodes(_metadata, &self->l, "alternate", 22, node_alternate);
+}
+
+TEST_F(move, blocks)
+{
+	mixed_nodes(_metadata, &self->l, "blocks", self->l.n, node_blocks);
+}
+
+/*
+ * The layout backwards, every address twice: the second of each pair
+ * gets what the first got (on stock 6.12: -EBUSY when the first queued
+ * the folio).
+ */
+TEST_F(move, reversed_twice)
+{
+	struct layout *l = &self->l;
+	unsigned long n = 2 * l->n, i;
+	void **pages = malloc(n * sizeof(*pages));
+	int *nodes = nodes_of(n, node_1);
+	struct move m;
+
+	ASSERT_TRUE(!!pages);
+	for (i = 0; i < n; i++)
+		pages[i] = l->pages[l->n - 1 - i / 2];
+	m = do_move(_metadata, "reversed_twice", 0, pages, nodes, n,
+		    MPOL_MF_MOVE);
+	EXPECT_EQ(0, m.ret);
+	for (i = 0; i < n; i++) {
+		int want = l->want[l->n - 1 - i / 2];
+
+		if (want != UNSET)
+			EXPECT_EQ(want, m.st[i]) TH_LOG("entry %lu", i);
+	}
+}
+
+/* Calls of 1, 2, 16 and 17 pages, and one of every page but the first */
+TEST_F(move, small_calls)
+{
+	static const unsigned long lens[] = { 1, 2, 16, 17 };
+	struct layout *l = &self->l;
+	int *nodes = nodes_of(l->n, node_1);
+	unsigned long k, i, at = 0;
+	char name[32];
+	struct move m;
+
+	for (k = 0; k < 4; k++) {
+		snprintf(name, sizeof(name), "small_%lu", lens[k]);
+		m = do_move(_metadata, name, 0, l->pages + at, nodes, lens[k],
+			    MPOL_MF_MOVE);
+		EXPECT_EQ(0, m.ret);
+		for (i = 0; i < lens[k]; i++)
+			if (l->want[at + i] != UNSET)
+				EXPECT_EQ(l->want[at + i], m.st[i])
+					TH_LOG("%s: entry %lu", name, i);
+		at += lens[k];
+	}
+}
+
+/*
+ * A bad node at entry 1000: every kind of bad node gives its error, with
+ * the statuses of the entries before it written and none after.
+ */
+TEST_F(move, bad_node)
+{
+	static const int bad[] = { -1, 2, 1 << 20 };
+	struct layout *l = &self->l;
+	int *nodes = nodes_of(l->n, node_1);
+	unsigned long i, k;
+	char name[32];
+	struct move m;
+
+	for (k = 0; k < 3; k++) {
+		snprintf(name, sizeof(name), "bad_node_%d", bad[k]);
+		nodes[1000] = bad[k];
+		m = do_move(_metadata, name, 0, l->pages, nodes, l->n,
+			    MPOL_MF_MOVE);
+		EXPECT_EQ(-ENODEV, m.ret);
+		for (i = 1000; i < l->n; i++)
+			EXPECT_EQ(UNSET, m.st[i]) TH_LOG("entry %lu", i);
+		for (i = 0; i < 1000; i++)
+			if (l->want[i] != UNSET && l->want[i] != 1)
+				EXPECT_EQ(l->want[i], m.st[i])
+					TH_LOG("entry %lu", i);
+	}
+}
+
+/*
+ * Copy @n entries of @size bytes to an array that ends @k entries into a
+ * PROT_NONE page, so that entries @k on cannot be read or written.
+ */
+static void *array_to_hole(const void *src, unsigned long n, size_t size,
+			   unsigned long k)
+{
+	size_t len = (n * size + 2 * PSZ) & ~(PSZ - 1);
+	char *p = mmap(NULL, len + PSZ, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	char *a;
+
+	if (p == MAP_FAILED || mprotect(p + len, PSZ, PROT_NONE))
+		return NULL;
+	a = p + len - k * size;
+	memcpy(a, src, k * size);
+	return a;
+}
+
+/*
+ * Arrays of pointers, of nodes and of statuses that end halfway: the
+ * move fails with -EFAULT once it reaches the entry that cannot be read
+ * (or written), and the statuses before it are those of the moves made.
+ */
+TEST_F(move, arrays_end_halfway)
+{
+	static const unsigned long ks[] = { 5, 700, 1500 };
+	struct layout *l = &self->l;
+	int *nodes = nodes_of(l->n, node_1);
+	void **pages;
+	unsigned long k, i;
+	char name[48];
+	struct move m;
+	int *cut;
+
+	for (k = 0; k < 3; k++) {
+		pages = array_to_hole(l->pages, l->n, sizeof(void *), ks[k]);
+		ASSERT_TRUE(!!pages);
+		snprintf(name, sizeof(name), "pages_end_%lu", ks[k]);
+		m = move_pages_of(_metadata, name, 0, pages, l->pages, nodes,
+				  l->n, MPOL_MF_MOVE);
+		EXPECT_EQ(-EFAULT, m.ret);
+		for (i = ks[k]; i < l->n; i++)
+			EXPECT_EQ(UNSET, m.st[i]) TH_LOG("entry %lu", i);
+	}
+	for (k = 0; k < 3; k++) {
+		cut = array_to_hole(nodes, l->n, sizeof(int), ks[k]);
+		ASSERT_TRUE(!!cut);
+		for (i = 0; i < ks[k]; i++)
+			cut[i] = node_blocks(i);
+		snprintf(name, sizeof(name), "nodes_end_%lu", ks[k]);
+		m = do_move(_metadata, name, 0, l->pages, cut, l->n,
+			    MPOL_MF_MOVE);
+		EXPECT_EQ(-EFAULT, m.ret);
+		for (i = ks[k]; i < l->n; i++)
+			EXPECT_EQ(UNSET, m.st[i]) TH_LOG("entry %lu", i);
+	}
+	for (k = 0; k < 3; k++) {
+		long succ = read_vmstat("pgmigrate_success"), ret;
+
+		cut = array_to_hole(nodes, l->n, sizeof(int), ks[k]);
+		ASSERT_TRUE(!!cut);
+		for (i = 0; i < ks[k]; i++)
+			cut[i] = UNSET;
+		errno = 0;
+		ret = syscall(SYS_move_pages, 0, l->n, l->pages, nodes, cut,
+			      MPOL_MF_MOVE);
+		snprintf(name, sizeof(name), "status_end_%lu", ks[k]);
+		printf("# dump R %s: %ld\n", name, ret < 0 ? -errno : ret);
+		printf("# dump V %s: %ld\n", name,
+		       read_vmstat("pgmigrate_success") - succ);
+		print_statuses("M", name, cut, ks[k]);
+		EXPECT_EQ(-1, ret);
+		EXPECT_EQ(EFAULT, errno);
+		/* Every page back to node 0 for the next round */
+		for (i = 0; i < l->n; i++)
+			nodes[i] = 0;
+		snprintf(name, sizeof(name), "back_%lu", ks[k]);
+		do_move(_metadata, name, 0, l->pages, nodes, l->n,
+			MPOL_MF_MOVE_ALL);
+		for (i = 0; i < l->n; i++)
+			nodes[i] = 1;
+	}
+}
+
+/*
+ * Another process's pages, by pid: a child writes 64 pages and a THP on
+ * node 0 and waits while the parent moves them.
+ */
+TEST_F(move, by_pid)
+{
+	unsigned long n = 64 + HPSZ / PSZ, i;
+	void **pages = malloc(n * sizeof(*pages));
+	int *nodes = nodes_of(n, node_1);
+	int pipefd[2];
+	struct move m;
+	pid_t pid;
+	char *p;
+
+	ASSERT_TRUE(!!pages);
+	p = map_aligned(HPSZ + 64 * PSZ, HPSZ, PROT_READ | PROT_WRITE,
+			MAP_PRIVATE | MAP_ANONYMOUS);
+	ASSERT_TRUE(!!p);
+	ASSERT_EQ(0, madvise(p, HPSZ, MADV_HUGEPAGE));
+	ASSERT_EQ(0, madvise(p + HPSZ, 64 * PSZ, MADV_NOHUGEPAGE));
+	ASSERT_EQ(0, bind_node(p, HPSZ + 64 * PSZ, 0));
+	for (i = 0; i < 64; i++)
+		pages[i] = p + HPSZ + i * PSZ;
+	for (i = 64; i < n; i++)
+		pages[i] = p + (i - 64) * PSZ;
+	ASSERT_EQ(0, pipe(pipefd));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		/* The child's own copies of the pages */
+		memset(p, 2, HPSZ + 64 * PSZ);
+		if (write(pipefd[1], "x", 1) != 1)
+			_exit(1);
+		pause();
+		_exit(0);
+	}
+	ASSERT_EQ(1, read(pipefd[0], &pipefd[0], 1));
+	m = do_move(_metadata, "by_pid", pid, pages, nodes, n, MPOL_MF_MOVE);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	EXPECT_EQ(0, m.ret);
+	for (i = 0; i < 64; i++) {
+		EXPECT_EQ(1, m.st[i]) TH_LOG("page %lu", i);
+		EXPECT_EQ(1, m.after[i]) TH_LOG("page %lu", i);
+	}
+}
+
+/* A 1 GiB hugetlb page on node 0 moved to node 1 */
+TEST_F_TIMEOUT(move, hugetlb_1g, 600)
+{
+	unsigned long n = GPSZ / PSZ, i, bad = 0;
+	int *nodes;
+	struct move m;
+	void **pages;
+	char *p;
+
+	if (sizeof(void *) < 8)
+		SKIP(return, "1 GiB pages need a 64-bit address space");
+	ASSERT_EQ(0, syscall(SYS_set_mempolicy, MPOL_DEFAULT, NULL, 0));
+	p = mmap(NULL, GPSZ, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB | MAP_HUGE_1GB, -1, 0);
+	if (p == MAP_FAILED)
+		SKIP(return, "no 1 GiB hugetlb page: %s", strerror(errno));
+	ASSERT_EQ(0, bind_node(p, GPSZ, 0));
+	if (madvise(p, GPSZ, MADV_POPULATE_WRITE))
+		SKIP(return, "cannot fault a 1 GiB page on node 0: %s",
+		     strerror(errno));
+	pages = page_array(p, n, PSZ);
+	nodes = nodes_of(n, node_1);
+	m = do_move(_metadata, "hugetlb_1g", 0, pages, nodes, n, MPOL_MF_MOVE);
+	EXPECT_EQ(0, m.ret);
+	for (i = 0; i < n; i++)
+		bad += m.after[i] != 1;
+	EXPECT_EQ(0, bad) TH_LOG("%lu pages not on node 1", bad);
+	munmap(p, GPSZ);
+}
+
 TEST_HARNESS_MAIN
