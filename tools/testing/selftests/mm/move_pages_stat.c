@@ -1521,10 +1521,11 @@ static void *array_to_hole(const void *src, unsigned long n, size_t size,
 TEST_F(move, arrays_end_halfway)
 {
 	static const unsigned long ks[] = { 5, 700, 1500 };
+	static const unsigned long small_ks[] = { 5, 13, 25 };
 	struct layout *l = &self->l;
 	int *nodes = nodes_of(l->n, node_1);
-	void **pages;
-	unsigned long k, i;
+	void **pages, **small;
+	unsigned long k, i, n;
 	char name[48];
 	struct move m;
 	int *cut;
@@ -1551,27 +1552,37 @@ TEST_F(move, arrays_end_halfway)
 		for (i = ks[k]; i < l->n; i++)
 			EXPECT_EQ(UNSET, m.st[i]) TH_LOG("entry %lu", i);
 	}
+	/*
+	 * The status array: over the layout without its huge pages, whose
+	 * -EBUSY on stock 6.12 moves the point where a status write fails.
+	 */
+	small = malloc(l->n * sizeof(*small));
+	ASSERT_TRUE(!!small);
+	for (i = 0, n = 0; i < l->n; i++)
+		if (i < 22 || (i >= 22 + 3 * HPSZ / PSZ &&
+			       i < 31 + 3 * HPSZ / PSZ))
+			small[n++] = l->pages[i];
 	for (k = 0; k < 3; k++) {
 		long succ = read_vmstat("pgmigrate_success"), ret;
 
-		cut = array_to_hole(nodes, l->n, sizeof(int), ks[k]);
+		cut = array_to_hole(nodes, n, sizeof(int), small_ks[k]);
 		ASSERT_TRUE(!!cut);
-		for (i = 0; i < ks[k]; i++)
+		for (i = 0; i < small_ks[k]; i++)
 			cut[i] = UNSET;
 		errno = 0;
-		ret = syscall(SYS_move_pages, 0, l->n, l->pages, nodes, cut,
+		ret = syscall(SYS_move_pages, 0, n, small, nodes, cut,
 			      MPOL_MF_MOVE);
-		snprintf(name, sizeof(name), "status_end_%lu", ks[k]);
+		snprintf(name, sizeof(name), "status_end_%lu", small_ks[k]);
 		printf("# dump R %s: %ld\n", name, ret < 0 ? -errno : ret);
 		printf("# dump V %s: %ld\n", name,
 		       read_vmstat("pgmigrate_success") - succ);
-		print_statuses("M", name, cut, ks[k]);
+		print_statuses("M", name, cut, small_ks[k]);
 		EXPECT_EQ(-1, ret);
 		EXPECT_EQ(EFAULT, errno);
 		/* Every page back to node 0 for the next round */
 		for (i = 0; i < l->n; i++)
 			nodes[i] = 0;
-		snprintf(name, sizeof(name), "back_%lu", ks[k]);
+		snprintf(name, sizeof(name), "back_%lu", small_ks[k]);
 		do_move(_metadata, name, 0, l->pages, nodes, l->n,
 			MPOL_MF_MOVE_ALL);
 		for (i = 0; i < l->n; i++)
