@@ -273,6 +273,28 @@ class TapTest(unittest.TestCase):
             ps.compare_dumps(r, 'skipped', a, {}, skip_tests=('stat.a',))
         self.assertEqual(r.failed, 2)  # nothing left to compare
 
+    def test_ebusy_allowed(self):
+        """Stock's -EBUSY where patched has a node, in move statuses only."""
+        r = ps.Results()
+        stock = {('move.a', 'M', 'x'): '1 -16 1x2', ('move.a', 'V', 'x'): '4 0'}
+        fixed = {('move.a', 'M', 'x'): '1x4', ('move.a', 'V', 'x'): '4 0'}
+        with contextlib.redirect_stdout(io.StringIO()) as out:
+            ps.compare_dumps(r, 'ebusy', stock, fixed)
+        self.assertEqual((r.passed, r.failed), (1, 0))
+        self.assertIn('differ only by the -EBUSY', out.getvalue())
+        for bad in ({('move.a', 'M', 'x'): '1 -14 1x2'},     # not -EBUSY
+                    {('move.a', 'M', 'x'): '1 -16 1x2',      # other kinds
+                     ('move.a', 'V', 'x'): '3 0'}):
+            got = dict(fixed)
+            got.update(bad)
+            with contextlib.redirect_stdout(io.StringIO()):
+                ps.compare_dumps(r, 'not ebusy', got, fixed)
+        self.assertEqual(r.failed, 2)
+        # The other way round: patched -EBUSY where stock has a node
+        with contextlib.redirect_stdout(io.StringIO()):
+            ps.compare_dumps(r, 'reversed', fixed, stock)
+        self.assertEqual(r.failed, 3)
+
 
 class BenchTest(unittest.TestCase):
     OUT = ['guest kernel 6.12.117 cpu "QEMU Virtual CPU" nodes 2',
