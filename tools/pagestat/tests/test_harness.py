@@ -296,6 +296,43 @@ class TapTest(unittest.TestCase):
         self.assertEqual(r.failed, 3)
 
 
+class RobotTest(unittest.TestCase):
+    DIFF = """diff --git a/mm/x.c b/mm/x.c
+--- a/mm/x.c
++++ b/mm/x.c
+@@ -10,0 +11,2 @@ f
++a
++b
+@@ -20 +22 @@ g
+-c
++d
+"""
+
+    def test_added_lines(self):
+        self.assertEqual(ps.added_lines(self.DIFF), {'mm/x.c': {11, 12, 22}})
+
+    def test_new_warnings(self):
+        added = ps.added_lines(self.DIFF)
+        log = ('/t/mm/x.c:11:5: warning: unused variable \'v\'\n'
+               '/t/mm/x.c:13:1: warning: unused variable \'w\'\n'
+               '/t/mm/x.c:22:9: warning: context imbalance in \'f\' - '
+               'unexpected unlock\n')
+        base = ('/b/mm/y.c:7:2: warning: context imbalance in \'g\' - '
+                'unexpected unlock\n')
+        # Line 13 is not the series'; line 22's kind is the base's too
+        self.assertEqual(ps.new_warnings(log, added, base),
+                         [log.splitlines()[0]])
+        self.assertEqual(len(ps.new_warnings(log, added)), 2)
+
+    def test_fragment(self):
+        frag = ps.robot_fragment(['# CONFIG_NUMA is not set', 'CONFIG_X=y'])
+        self.assertIn('# CONFIG_NUMA is not set\n', frag)
+        self.assertNotIn('CONFIG_NUMA=y', frag)
+        self.assertIn('CONFIG_X=y\n', frag)
+        names = [b[0] for b in ps.ROBOT_BUILDS]
+        self.assertEqual(len(names), len(set(names)))
+
+
 class BenchTest(unittest.TestCase):
     OUT = ['guest kernel 6.12.117 cpu "QEMU Virtual CPU" nodes 2',
            'case 4k pages 262144 ns_per_page 520.00 runs 519.5,520.0,521',
