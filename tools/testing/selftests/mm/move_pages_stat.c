@@ -1637,6 +1637,46 @@ TEST_F(move, by_pid)
 	}
 }
 
+/*
+ * Pages 4-11 of 16 migrated to a device-private dmirror device: they stay
+ * where they are (-ENOENT), the pages around them move.
+ */
+TEST_F(move, device_private)
+{
+	struct hmm_dmirror_cmd cmd = { 0 };
+	int *nodes = nodes_of(16, node_1);
+	struct move m;
+	void **pages;
+	int fd, i;
+	char *p;
+
+	fd = open("/dev/hmm_dmirror0", O_RDWR);
+	if (fd < 0)
+		SKIP(return, "no /dev/hmm_dmirror0 (CONFIG_TEST_HMM): %s",
+		     strerror(errno));
+	p = mmap(NULL, 16 * PSZ, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_TRUE(p != MAP_FAILED);
+	ASSERT_EQ(0, madvise(p, 16 * PSZ, MADV_NOHUGEPAGE));
+	ASSERT_EQ(0, bind_node(p, 16 * PSZ, 0));
+	memset(p, 1, 16 * PSZ);
+	cmd.addr = (uintptr_t)(p + 4 * PSZ);
+	cmd.ptr = (uintptr_t)malloc(8 * PSZ);
+	cmd.npages = 8;
+	if (ioctl(fd, HMM_DMIRROR_MIGRATE_TO_DEV, &cmd))
+		SKIP(return, "cannot migrate to the dmirror device: %s",
+		     strerror(errno));
+	ASSERT_EQ(8, cmd.cpages);
+	pages = page_array(p, 16, PSZ);
+	m = do_move(_metadata, "device_private", 0, pages, nodes, 16,
+		    MPOL_MF_MOVE);
+	EXPECT_EQ(0, m.ret);
+	for (i = 0; i < 16; i++)
+		EXPECT_EQ(i >= 4 && i < 12 ? -ENOENT : 1, m.st[i])
+			TH_LOG("page %d", i);
+	close(fd);
+}
+
 /* A 1 GiB hugetlb page on node 0 moved to node 1 */
 TEST_F_TIMEOUT(move, hugetlb_1g, 600)
 {
