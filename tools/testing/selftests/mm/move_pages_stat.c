@@ -96,6 +96,18 @@ static char *map_aligned(size_t len, size_t align, int prot, int flags)
 	return a;
 }
 
+/* @n 2 MiB-aligned extents for THPs (MADV_HUGEPAGE), bound to node 0 */
+static char *thp_region(unsigned long n)
+{
+	char *p = map_aligned(n * HPSZ, HPSZ, PROT_READ | PROT_WRITE,
+			      MAP_PRIVATE | MAP_ANONYMOUS);
+
+	if (!p || madvise(p, n * HPSZ, MADV_HUGEPAGE) ||
+	    bind_node(p, n * HPSZ, 0))
+		return NULL;
+	return p;
+}
+
 /*
  * Print statuses as a "# dump" line, run-length encoded, alternating
  * pairs too: "0x3 [0 -2]x500 1".
@@ -233,14 +245,11 @@ TEST_F(stat, anon_kinds)
 TEST_F(stat, thp)
 {
 	unsigned long n = 3 * HPSZ / PSZ, i;
-	char *p = map_aligned(3 * HPSZ, HPSZ, PROT_READ | PROT_WRITE,
-			      MAP_PRIVATE | MAP_ANONYMOUS);
+	char *p = thp_region(3);
 	void **pages;
 	int *st;
 
 	ASSERT_TRUE(!!p);
-	ASSERT_EQ(0, madvise(p, 3 * HPSZ, MADV_HUGEPAGE));
-	ASSERT_EQ(0, bind_node(p, 3 * HPSZ, 0));
 	p[0] = 1;
 	touch_read(&p[HPSZ]);
 	p[2 * HPSZ] = 1;
@@ -366,14 +375,11 @@ static void move_huge(struct __test_metadata *_metadata, char *p,
 TEST_F(stat, move_thp)
 {
 	unsigned long n = 4 * HPSZ / PSZ, i;
-	char *p = map_aligned(4 * HPSZ, HPSZ, PROT_READ | PROT_WRITE,
-			      MAP_PRIVATE | MAP_ANONYMOUS);
+	char *p = thp_region(4);
 	void **pages;
 	int *st;
 
 	ASSERT_TRUE(!!p);
-	ASSERT_EQ(0, madvise(p, 4 * HPSZ, MADV_HUGEPAGE));
-	ASSERT_EQ(0, bind_node(p, 4 * HPSZ, 0));
 	for (i = 0; i < 4; i++)
 		p[i * HPSZ] = 1;
 	/* One byte written per 2 MiB: all of them present only as THPs */
@@ -1273,11 +1279,8 @@ static struct layout build_layout(struct __test_metadata *_metadata)
 	add_pages(&l, p + 18 * PSZ, 2, UNSET);
 	add_pages(&l, p + 20 * PSZ, 2, 1);
 
-	t = map_aligned(3 * HPSZ, HPSZ, PROT_READ | PROT_WRITE,
-			MAP_PRIVATE | MAP_ANONYMOUS);
+	t = thp_region(3);
 	ASSERT_TRUE(!!t);
-	ASSERT_EQ(0, madvise(t, 3 * HPSZ, MADV_HUGEPAGE));
-	ASSERT_EQ(0, bind_node(t, 3 * HPSZ, 0));
 	ASSERT_EQ(0, bind_node(t + HPSZ, HPSZ, 1));
 	memset(t, 1, 3 * HPSZ);
 	ASSERT_EQ(0, mprotect(t + 2 * HPSZ + 100 * PSZ, PSZ, PROT_READ));
