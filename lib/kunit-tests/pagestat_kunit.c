@@ -643,6 +643,8 @@ pagestat_probe_folio(struct pagestat_ctx *ctx, const struct pagestat_seg *seg,
 	case PAGESTAT_LEAF:
 	case PAGESTAT_LEAF_COW:
 		level = seg->shift == PUD_SHIFT ? FW_LEVEL_PUD : FW_LEVEL_PMD;
+		/* a 1 GiB folio comes from the hugetlb pool */
+		hugetlb = seg->shift == PUD_SHIFT;
 		large = true;
 		anon = 0;
 		break;
@@ -1311,20 +1313,24 @@ static enum pagestat_verdict pagestat_build_cow(struct pagestat_ctx *ctx,
 
 KUNIT_DEFINE_ACTION_WRAPPER(pagestat_folio_put, folio_put, struct folio *);
 
-/* A folio for a synthetic leaf: 1 GiB from alloc_contig, 2 MiB from buddy. */
+/*
+ * A folio for a synthetic leaf: 2 MiB from buddy; 1 GiB from the node's
+ * hugetlb pool, reserved at boot (hugepages=), where it is there on every
+ * boot, while a free aligned GiB for alloc_contig_range() is not.
+ */
 static struct folio *pagestat_leaf_folio(struct pagestat_ctx *ctx,
 					 unsigned int shift, int nid)
 {
 	gfp_t gfp = GFP_KERNEL | __GFP_THISNODE | __GFP_NOWARN;
+	struct hstate *h = size_to_hstate(PUD_SIZE);
 	struct folio *folio;
 
 	if (ctx->nr_folios == ARRAY_SIZE(ctx->folios))
 		return NULL;
-	/* ZONE_MOVABLE holds a free aligned GiB: the harness sizes it */
 	if (shift == PUD_SHIFT)
-		folio = folio_alloc_gigantic(PUD_ORDER, GFP_HIGHUSER_MOVABLE |
-					     __GFP_THISNODE | __GFP_NOWARN |
-					     __GFP_COMP, nid, NULL);
+		folio = h && pagestat_hugetlb_wait(h, nid, 1) ?
+			alloc_hugetlb_folio_nodemask(h, nid, NULL, gfp, false) :
+			NULL;
 	else
 		folio = __folio_alloc_node(gfp, PMD_ORDER, nid);
 	if (!folio)
@@ -1393,10 +1399,7 @@ static enum pagestat_verdict pagestat_build_leaf(struct pagestat_ctx *ctx,
 	struct vm_area_struct *vma;
 	int ret = 0;
 
-	if (seg->shift == PUD_SHIFT && !IS_ENABLED(CONFIG_CONTIG_ALLOC))
-		return pagestat_verdict(ctx, PAGESTAT_SKIP,
-					"needs CONFIG_CONTIG_ALLOC");
-	/* allocate first: alloc_contig_range() migrates what is in the way */
+	/* all folios first: without one, the case skips before any mmap */
 	for (addr = seg->start; addr < seg->end; addr += size) {
 		char c = pagestat_char(seg, addr);
 
@@ -1405,7 +1408,7 @@ static enum pagestat_verdict pagestat_build_leaf(struct pagestat_ctx *ctx,
 		if (!pagestat_leaf_folio(ctx, seg->shift,
 					 pagestat_node(ctx, c)))
 			return pagestat_verdict(ctx, PAGESTAT_SKIP,
-						"no free %lu MiB range on node %d",
+						"no free %lu MiB folio on node %d (of 1 GiB: hugepages=)",
 						size >> 20,
 						pagestat_node(ctx, c));
 	}
@@ -3144,11 +3147,18 @@ static enum pagestat_verdict pagestat_lane_alloc(struct pagestat_chain *ch,
 			return pagestat_verdict(ctx, PAGESTAT_SKIP,
 						"no pfn where two %s meet with memory on both sides",
 						node ? "nodes" : "zones of a node");
-		if (!h->pfn)
+		if (!h->pfn) {
+			unsigned long pfn = edge - nr / 2, resv = 0;
+
+			/* memblock allocates a node's own data at its top */
+			for (i = 0; i < nr; i++)
+				resv += PageReserved(pfn_to_page(pfn + i));
 			return pagestat_verdict(ctx, PAGESTAT_SKIP,
-						"the %lu pages around pfn %#lx, where two %s meet, are not free (boot allocations?)",
+						"the %lu pages around pfn %#lx, where two %s meet, are not free: %lu reserved at boot",
 						nr, edge,
-						node ? "nodes" : "zones of a node");
+						node ? "nodes" : "zones of a node",
+						resv);
+		}
 	}
 	h->nr = nr;
 	if (kunit_add_action_or_reset(ctx->test, pagestat_held_put, h))
