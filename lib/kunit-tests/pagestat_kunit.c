@@ -143,10 +143,11 @@ static const char * const pagestat_raw_name[] = {
 #define PAGESTAT_RAW_MIGRATION	BIT(5)
 #define PAGESTAT_RAW_DEV_PRIV	BIT(6)
 #define PAGESTAT_RAW_DEV_EXCL	BIT(7)
+#define PAGESTAT_RAW_CONT	BIT(8)	/* arm64: part of a contiguous range */
 
 struct pagestat_raw {
 	u8 level;
-	u8 flags;
+	u16 flags;
 	unsigned long pfn;
 };
 
@@ -161,6 +162,7 @@ struct pagestat_fw {
 	bool hugetlb;
 	bool large;
 	bool anon;
+	u8 order;
 	int nid;
 };
 
@@ -510,6 +512,9 @@ again:
 		r->flags |= PAGESTAT_RAW_PRESENT;
 		r->flags |= pte_special(pte) ? PAGESTAT_RAW_SPECIAL : 0;
 		r->flags |= pte_devmap(pte) ? PAGESTAT_RAW_DEVMAP : 0;
+#ifdef CONFIG_ARM64_CONTPTE
+		r->flags |= pte_cont(pte) ? PAGESTAT_RAW_CONT : 0;
+#endif
 		r->pfn = pte_pfn(pte);
 	} else {
 		swp_entry_t entry = pte_to_swp_entry(pte);
@@ -549,6 +554,7 @@ static void __pagestat_fw(struct mm_struct *mm, unsigned long addr,
 	r->device_private = folio_is_device_private(folio);
 	r->hugetlb = folio_test_hugetlb(folio);
 	r->large = folio_test_large(folio);
+	r->order = folio_order(folio);
 	r->anon = folio_test_anon(folio);
 	r->nid = folio_nid(folio);
 	folio_walk_end(&fw, vma);
@@ -636,11 +642,13 @@ pagestat_probe_folio(struct pagestat_ctx *ctx, const struct pagestat_seg *seg,
 	switch (seg->kind) {
 	case PAGESTAT_THP:
 		large = true;
-		if (c == '0' || c == '1')
+		if ((c == '0' || c == '1') && seg->shift >= PMD_SHIFT)
 			level = FW_LEVEL_PMD;
 		break;
 	case PAGESTAT_HUGETLB:
-		level = seg->shift == PUD_SHIFT ? FW_LEVEL_PUD : FW_LEVEL_PMD;
+		/* arm64's contiguous PTEs and PMDs map at the lower level */
+		level = seg->shift >= PUD_SHIFT ? FW_LEVEL_PUD :
+			seg->shift >= PMD_SHIFT ? FW_LEVEL_PMD : FW_LEVEL_PTE;
 		anon = -1;
 		break;
 	case PAGESTAT_LEAF:
@@ -670,6 +678,19 @@ pagestat_probe_folio(struct pagestat_ctx *ctx, const struct pagestat_seg *seg,
 		return pagestat_probe_miss(ctx, seg, addr, c,
 					   "a folio on the node of its pattern",
 					   f, r);
+	/* an mTHP: a folio of the segment's size, PTE-mapped */
+	if (seg->kind == PAGESTAT_THP && seg->shift < PMD_SHIFT &&
+	    (c == '0' || c == '1') && f->order != seg->shift - PAGE_SHIFT)
+		return pagestat_probe_miss(ctx, seg, addr, c,
+					   "a folio of the segment's order",
+					   f, r);
+#ifdef CONFIG_ARM64_CONTPTE
+	/* which arm64 maps with contiguous PTEs when it is 64 KiB */
+	if (seg->kind == PAGESTAT_THP && seg->shift == CONT_PTE_SHIFT &&
+	    !(r->flags & PAGESTAT_RAW_CONT))
+		return pagestat_probe_miss(ctx, seg, addr, c,
+					   "contiguous PTEs", f, r);
+#endif
 	return PAGESTAT_OK;
 }
 
@@ -692,9 +713,9 @@ pagestat_probe_entry(struct pagestat_ctx *ctx, const struct pagestat_seg *seg,
 						   &f, &r);
 		return PAGESTAT_OK;
 	}
-	if (seg->shift == PUD_SHIFT)
+	if (seg->shift >= PUD_SHIFT)
 		level = PAGESTAT_RAW_PUD;
-	else if (seg->shift == PMD_SHIFT)
+	else if (seg->shift >= PMD_SHIFT)
 		level = PAGESTAT_RAW_PMD;
 
 	switch (c) {
@@ -1001,10 +1022,19 @@ static enum pagestat_verdict pagestat_build_anon(struct pagestat_ctx *ctx,
 	return PAGESTAT_OK;
 }
 
+/*
+ * THPs, one per entry of the pattern: PMD-sized, or of the segment's
+ * smaller size (an mTHP), which the fault allocates while its order is
+ * enabled for MADV_HUGEPAGE VMAs (as in sysfs' hugepages-<size>/enabled).
+ */
 static enum pagestat_verdict pagestat_build_thp(struct pagestat_ctx *ctx,
 						struct pagestat_seg *seg)
 {
 	unsigned long addr, len = seg->end - seg->start;
+	unsigned long size = 1UL << seg->shift;
+	unsigned int order = seg->shift - PAGE_SHIFT;
+	bool mthp = seg->shift < PMD_SHIFT;
+	enum pagestat_verdict v = PAGESTAT_OK;
 	struct pagestat_fw f;
 	int ret;
 
@@ -1017,31 +1047,39 @@ static enum pagestat_verdict pagestat_build_thp(struct pagestat_ctx *ctx,
 		return pagestat_verdict(ctx, PAGESTAT_FAIL,
 					"THP mmap at %#lx: %d", seg->start,
 					ret);
-	for (addr = seg->start; addr < seg->end; addr += PMD_SIZE) {
-		char c = seg->pattern[(addr - seg->start) >> PMD_SHIFT];
+	if (mthp)
+		set_bit(order, &huge_anon_orders_madvise);
+	for (addr = seg->start; addr < seg->end && v == PAGESTAT_OK;
+	     addr += size) {
+		char c = pagestat_char(seg, addr);
 
 		if (c == '.')
 			continue;
-		ret = pagestat_populate(ctx, addr, PMD_SIZE, c != 'z',
+		ret = pagestat_populate(ctx, addr, size, c != 'z',
 					c == 'z' ? NUMA_NO_NODE :
 					pagestat_node(ctx, c));
-		if (ret)
-			return pagestat_verdict(ctx, PAGESTAT_FAIL,
-						"populating '%c' at %#lx: %d",
-						c, addr, ret);
+		if (ret) {
+			v = pagestat_verdict(ctx, PAGESTAT_FAIL,
+					     "populating '%c' at %#lx: %d",
+					     c, addr, ret);
+			break;
+		}
 		/* A failed THP allocation silently falls back to 4 KiB. */
 		pagestat_fw(ctx, addr, &f);
 		if (c == 'z' && (!f.found || !f.huge_zero ||
 				 f.level != FW_LEVEL_PMD))
-			return pagestat_verdict(ctx, PAGESTAT_SKIP,
-						"no huge zero PMD at %#lx (THP disabled or no huge zero folio?)",
-						addr);
-		if (c != 'z' && (!f.found || f.level != FW_LEVEL_PMD))
-			return pagestat_verdict(ctx, PAGESTAT_SKIP,
-						"THP allocation on node %d fell back to small pages at %#lx",
-						pagestat_node(ctx, c), addr);
+			v = pagestat_verdict(ctx, PAGESTAT_SKIP,
+					     "no huge zero PMD at %#lx (THP disabled or no huge zero folio?)",
+					     addr);
+		else if (c != 'z' && (!f.found || f.order != order ||
+				      (!mthp && f.level != FW_LEVEL_PMD)))
+			v = pagestat_verdict(ctx, PAGESTAT_SKIP,
+					     "THP allocation on node %d fell back to small pages at %#lx",
+					     pagestat_node(ctx, c), addr);
 	}
-	return PAGESTAT_OK;
+	if (mthp)
+		clear_bit(order, &huge_anon_orders_madvise);
+	return v;
 }
 
 /* The previous case's mm may still be returning its pages (exit_mm()). */
@@ -1069,8 +1107,8 @@ static enum pagestat_verdict pagestat_build_hugetlb(struct pagestat_ctx *ctx,
 	h = size_to_hstate(size);
 	if (!h)
 		return pagestat_verdict(ctx, PAGESTAT_SKIP,
-					"no %lu MiB hugetlb hstate (hugepagesz=)",
-					size >> 20);
+					"no %lu KiB hugetlb hstate (hugepagesz=)",
+					size >> 10);
 	for (idx = 0; seg->pattern[idx]; idx++)
 		if (seg->pattern[idx] != '.')
 			need[seg->pattern[idx] == '1']++;
@@ -1078,8 +1116,8 @@ static enum pagestat_verdict pagestat_build_hugetlb(struct pagestat_ctx *ctx,
 		if (need[idx] && !pagestat_hugetlb_wait(h, ctx->nid[idx],
 							need[idx]))
 			return pagestat_verdict(ctx, PAGESTAT_SKIP,
-						"needs %u free %lu MiB hugetlb pages on node %d (hugepages=)",
-						need[idx], size >> 20,
+						"needs %u free %lu KiB hugetlb pages on node %d (hugepages=)",
+						need[idx], size >> 10,
 						ctx->nid[idx]);
 
 	/*
@@ -1093,8 +1131,8 @@ static enum pagestat_verdict pagestat_build_hugetlb(struct pagestat_ctx *ctx,
 			       -1UL, 0);
 	if (addr == (unsigned long)-ENOMEM)
 		return pagestat_verdict(ctx, PAGESTAT_SKIP,
-					"no %lu MiB hugetlb pages to reserve",
-					size >> 20);
+					"no %lu KiB hugetlb pages to reserve",
+					size >> 10);
 	if (addr != seg->start)
 		return pagestat_verdict(ctx, PAGESTAT_FAIL,
 					"hugetlb mmap at %#lx: %ld", seg->start,
@@ -1108,8 +1146,8 @@ static enum pagestat_verdict pagestat_build_hugetlb(struct pagestat_ctx *ctx,
 					pagestat_node(ctx, c));
 		if (ret)
 			return pagestat_verdict(ctx, PAGESTAT_SKIP,
-						"no %lu MiB hugetlb page on node %d: %d",
-						size >> 20,
+						"no %lu KiB hugetlb page on node %d: %d",
+						size >> 10,
 						pagestat_node(ctx, c), ret);
 	}
 	return PAGESTAT_OK;
@@ -2233,6 +2271,19 @@ static const struct pagestat_case pagestat_cases[] = {
 		.segs = { { .kind = PAGESTAT_HUGETLB, .shift = PMD_SHIFT,
 			    .pattern = "01", .protnone = true } },
 	}, {
+		.name = "mTHP 64K on both nodes (contiguous PTEs on arm64)",
+		.segs = { { .kind = PAGESTAT_THP, .shift = 16,
+			    .pattern = "01.1" } },
+	}, {
+		/* arm64 with 4 KiB pages; x86 has no such hugetlb sizes */
+		.name = "hugetlb 64K, contiguous PTEs",
+		.segs = { { .kind = PAGESTAT_HUGETLB, .shift = 16,
+			    .pattern = "01.0" } },
+	}, {
+		.name = "hugetlb 32M, contiguous PMDs",
+		.segs = { { .kind = PAGESTAT_HUGETLB, .shift = 25,
+			    .pattern = "01" } },
+	}, {
 		.name = "hugetlb 1G on node 0",
 		.segs = { { .kind = PAGESTAT_HUGETLB, .shift = PUD_SHIFT,
 			    .pattern = "0" } },
@@ -3313,7 +3364,8 @@ static enum pagestat_verdict pagestat_chain_probe_entry(struct pagestat_chain *c
 		return PAGESTAT_OK;
 	return pagestat_verdict(ctx, PAGESTAT_FAIL,
 				"entry %lu '%c' at %#lx: pte %#llx (pfn %#lx%s), want pfn %#lx%s; folio_walk: found %d zero %d zone_device %d device_private %d nid %d, want status %d",
-				j, c, addr, (u64)pte_val(pte), pte_pfn(pte),
+				j, c, addr, (u64)pte_val(pte),
+				(unsigned long)pte_pfn(pte),
 				pagestat_pte_protnone(pte) ? " PROT_NONE" : "",
 				c == 'w' ? ch->pfn[j] : 0,
 				pagestat_chain_protnone(ch, j) ?
