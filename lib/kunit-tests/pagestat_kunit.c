@@ -591,11 +591,14 @@ static int pagestat_node(const struct pagestat_ctx *ctx, char c)
 	return ctx->nid[c == '1' || c == 'K' || c == 'b'];
 }
 
-/* x86 pud_present() ignores _PAGE_PROTNONE (arch/x86/include/asm/pgtable.h) */
+/*
+ * x86 pud_present() ignores _PAGE_PROTNONE (arch/x86/include/asm/pgtable.h);
+ * arm64's sees a PROT_NONE entry as present, like its pte_present().
+ */
 static bool pagestat_protnone_1g(const struct pagestat_seg *seg)
 {
-	return seg->protnone && seg->kind == PAGESTAT_HUGETLB &&
-	       seg->shift == PUD_SHIFT;
+	return IS_ENABLED(CONFIG_X86) && seg->protnone &&
+	       seg->kind == PAGESTAT_HUGETLB && seg->shift == PUD_SHIFT;
 }
 
 /* The zapped page of a PTE-mapped THP, the linear page of a leaf-cow PMD */
@@ -1196,8 +1199,10 @@ static vm_fault_t pagestat_insert_huge(struct mm_struct *mm,
 	vmf.pud = pud_alloc(mm, p4d, addr);
 	if (!vmf.pud)
 		return VM_FAULT_OOM;
+	/* built without PUD THP support: pagestat_build_pfns() skips first */
 	if (shift == PUD_SHIFT)
-		return vmf_insert_pfn_pud(&vmf, pfn, false);
+		return IS_ENABLED(CONFIG_HAVE_ARCH_TRANSPARENT_HUGEPAGE_PUD) ?
+		       vmf_insert_pfn_pud(&vmf, pfn, false) : VM_FAULT_FALLBACK;
 	vmf.pmd = pmd_alloc(mm, vmf.pud, addr);
 	if (!vmf.pmd)
 		return VM_FAULT_OOM;
@@ -3266,15 +3271,20 @@ static bool pagestat_chain_protnone(const struct pagestat_chain *ch,
 	return ch->tc->prot == PAGESTAT_PROT_ODD && c == 'w' && (j & 1);
 }
 
-/* How x86 stores a PROT_NONE entry: not present, pfn bits inverted. */
+/*
+ * How the architecture stores a PROT_NONE entry: on x86 not present, pfn
+ * bits inverted; on arm64 invalid, with PTE_PRESENT_INVALID set.
+ */
 static bool pagestat_pte_protnone(pte_t pte)
 {
-#ifdef CONFIG_X86
+#if defined(CONFIG_X86)
 	pteval_t pfn = (pteval_t)pte_pfn(pte) << PAGE_SHIFT;
 
 	return (pte_flags(pte) & (_PAGE_PROTNONE | _PAGE_PRESENT)) ==
 	       _PAGE_PROTNONE &&
 	       ((pte_val(pte) ^ pfn) & PTE_PFN_MASK) == PTE_PFN_MASK;
+#elif defined(CONFIG_ARM64)
+	return pte_present_invalid(pte);
 #else
 	return false;
 #endif
@@ -3450,9 +3460,9 @@ static enum pagestat_verdict pagestat_chain_build(struct pagestat_chain *ch)
 	if (strchr(ch->pat, 'D') && !pagestat_devmem_ready())
 		return pagestat_verdict(ctx, PAGESTAT_SKIP,
 					"needs device-private memory (CONFIG_DEVICE_PRIVATE)");
-	if (tc->prot && !IS_ENABLED(CONFIG_X86))
+	if (tc->prot && !IS_ENABLED(CONFIG_X86) && !IS_ENABLED(CONFIG_ARM64))
 		return pagestat_verdict(ctx, PAGESTAT_SKIP,
-					"PROT_NONE entries are probed as x86 stores them");
+					"PROT_NONE entries are probed as x86 and arm64 store them");
 
 	for (j = 0; j < ch->nr; j++)
 		if (ch->pat[j] == 'w')
