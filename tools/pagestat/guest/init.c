@@ -4,6 +4,9 @@
  * run the program named on the kernel command line (after "--") with its
  * output on the second serial port, report its exit status there, and
  * reboot (qemu runs with -no-reboot, so the reboot ends the run).
+ *
+ * Several programs, separated by ";" arguments, run one after the other in
+ * one boot, each announced with "pagestat-run: <program>".
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -25,10 +28,34 @@ static void raw_tty(int fd)
 	tcsetattr(fd, TCSANOW, &t);
 }
 
+/* Run argv[0] with its arguments; its wait() status. */
+static int run(char **argv)
+{
+	int status = 127 << 8;
+	pid_t pid;
+
+	pid = fork();
+	if (pid == 0) {
+		execv(argv[0], argv);
+		perror(argv[0]);
+		_exit(127);
+	}
+	while (pid > 0 && waitpid(pid, &status, 0) < 0)
+		;
+	return status;
+}
+
+static void report(int status)
+{
+	if (WIFEXITED(status))
+		printf("pagestat-exit: %d\n", WEXITSTATUS(status));
+	else
+		printf("pagestat-exit: signal %d\n", WTERMSIG(status));
+}
+
 int main(int argc, char **argv)
 {
-	int status = 0, fd;
-	pid_t pid;
+	int fd, i, first;
 
 	mount("proc", "/proc", "proc", 0, NULL);
 	mount("sysfs", "/sys", "sysfs", 0, NULL);
@@ -50,21 +77,18 @@ int main(int argc, char **argv)
 
 	if (argc < 2) {
 		printf("pagestat-init: no program given\n");
-		status = 127 << 8;
-	} else {
-		pid = fork();
-		if (pid == 0) {
-			execv(argv[1], argv + 1);
-			perror(argv[1]);
-			_exit(127);
-		}
-		while (pid > 0 && waitpid(pid, &status, 0) < 0)
-			;
+		report(127 << 8);
 	}
-	if (WIFEXITED(status))
-		printf("pagestat-exit: %d\n", WEXITSTATUS(status));
-	else
-		printf("pagestat-exit: signal %d\n", WTERMSIG(status));
+	for (first = 1; first < argc; first = i + 1) {
+		for (i = first; i < argc && strcmp(argv[i], ";"); i++)
+			;
+		argv[i] = NULL;
+		if (i == first)
+			continue;
+		if (first > 1 || i < argc)
+			printf("pagestat-run: %s\n", argv[first]);
+		report(run(argv + first));
+	}
 	sync();
 	reboot(RB_AUTOBOOT);
 	return 0;

@@ -112,6 +112,16 @@ class GuestTest(unittest.TestCase):
     def test_no_exit(self):
         self.assertEqual(ps.parse_guest_output('half')[0], None)
 
+    def test_several_programs(self):
+        st, body = ps.parse_guest_output(
+            'pagestat-run: /bin/a\nok 1 x\npagestat-exit: 0\n'
+            'pagestat-run: /bin/b\nnot ok 1 y\npagestat-exit: 1\n'
+            'pagestat-run: /bin/c\npagestat-exit: signal 9\n')
+        self.assertEqual(st, 137)
+        self.assertEqual(ps.split_runs(body), {
+            '/bin/a': (0, ['ok 1 x']), '/bin/b': (1, ['not ok 1 y']),
+            '/bin/c': (137, [])})
+
     def test_splats(self):
         con = ('[ 1.0] ok\n[ 2.0] WARNING: CPU: 0 PID: 1 at mm/x.c:1\n'
                '[ 3.0] BUG: KASAN: slab-out-of-bounds\n')
