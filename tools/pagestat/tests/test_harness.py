@@ -154,6 +154,12 @@ class ExpectedTest(unittest.TestCase):
         self.assertNotIn('walk_end.resume', ps.expected_on('patched 64-bit'))
         self.assertIn('compat', both['stat.thp'])
 
+    def test_debug_kernels(self):
+        # the debug kernels' runs meet the same known bugs
+        self.assertEqual(ps.expected_on('stock-debug 32-bit'),
+                         ps.expected_on('stock 32-bit'))
+        self.assertEqual(ps.expected_on('patched-debug 64-bit'), {})
+
 
 class BackportTest(unittest.TestCase):
     def test_backport(self):
@@ -218,6 +224,54 @@ class KunitJsonTest(unittest.TestCase):
         with contextlib.redirect_stdout(io.StringIO()):
             r.record('x', False)
         self.assertEqual(r.line(), '3 passed, 1 failed, 1 skipped')
+
+
+class KunitArchTest(unittest.TestCase):
+    def test_commands(self):
+        t = type('T', (), {'build': '/b'})()
+        x86 = ps.kunit_cmd(t, 'config')
+        self.assertIn('--arch=x86_64', x86)
+        self.assertIn('--build_dir=/b/kunit', x86)
+        self.assertFalse([a for a in x86 if 'cross_compile' in a])
+        arm = ps.kunit_cmd(t, 'exec', ['--json=j'], arch='arm64')
+        self.assertIn('--arch=arm64', arm)
+        self.assertIn('--cross_compile=aarch64-linux-gnu-', arm)
+        self.assertIn('--build_dir=/b/kunit-arm64', arm)
+        self.assertIn('--make_options=CC=ccache aarch64-linux-gnu-gcc', arm)
+        self.assertEqual(arm[-1], '--json=j')
+
+
+class StampTest(unittest.TestCase):
+    def test_stamped_make(self):
+        calls = []
+        with tempfile.TemporaryDirectory() as d, \
+                contextlib.redirect_stdout(io.StringIO()):
+            orig = ps.make
+            ps.make = lambda *a, **k: calls.append(a[1])
+            try:
+                open(os.path.join(d, 'out'), 'w').close()
+                self.assertTrue(ps.stamped_make(None, 'b', '/s', d, [], 'k1',
+                                                ['out']))
+                # same key, output there: skipped
+                self.assertFalse(ps.stamped_make(None, 'b', '/s', d, [],
+                                                 'k1', ['out']))
+                # new key, or output gone: made again
+                self.assertTrue(ps.stamped_make(None, 'b', '/s', d, [], 'k2',
+                                                ['out']))
+                os.unlink(os.path.join(d, 'out'))
+                self.assertTrue(ps.stamped_make(None, 'b', '/s', d, [], 'k2',
+                                                ['out']))
+                # a failed make leaves no stamp
+                ps.make = lambda *a, **k: (_ for _ in ()).throw(
+                    ps.Failure('x'))
+                with self.assertRaises(ps.Failure):
+                    ps.stamped_make(None, 'b', '/s', d, [], 'k3', [])
+                ps.make = lambda *a, **k: calls.append(a[1])
+                self.assertTrue(ps.stamped_make(None, 'b', '/s', d, [], 'k3',
+                                                []))
+            finally:
+                ps.make = orig
+        self.assertEqual(calls, ['b'] * 4)
 
 
 class SetupTest(unittest.TestCase):
