@@ -197,6 +197,16 @@ class PackagesTest(unittest.TestCase):
         for p in ('git', 'make', 'qemu-system-x86_64', 'gcc', 'perl'):
             self.assertIn(p, progs)
 
+    def test_kunit_programs_are_installed(self):
+        # kunit.py runs qemu and make runs the cross compiler, unseen above
+        listed = {c.split(':', 1)[1] for _, c in ps.PACKAGES
+                  if c.startswith('cmd:')}
+        for arch, a in ps.KUNIT_ARCHES.items():
+            self.assertIn(a['qemu'], listed, arch)
+            for m in a['make']:
+                if m.startswith('CROSS_COMPILE='):
+                    self.assertIn(m.split('=', 1)[1] + 'gcc', listed, arch)
+
     def test_every_program_is_installed(self):
         listed = {c.split(':', 1)[1] for _, c in ps.PACKAGES
                   if c.startswith('cmd:')}
