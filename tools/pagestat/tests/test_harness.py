@@ -402,6 +402,7 @@ class RobotTest(unittest.TestCase):
         self.assertIn('CONFIG_X=y\n', frag)
         names = [b[0] for b in ps.ROBOT_BUILDS]
         self.assertEqual(len(names), len(set(names)))
+        self.assertTrue(set(ps.ROBOT_LINKED) <= set(names))
 
 
 class BenchTest(unittest.TestCase):
