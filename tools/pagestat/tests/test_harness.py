@@ -405,6 +405,27 @@ class RobotTest(unittest.TestCase):
         self.assertTrue(set(ps.ROBOT_LINKED) <= set(names))
 
 
+class JobsTest(unittest.TestCase):
+    def test_two_threads_share_the_jobs(self):
+        import threading
+        done, results = [], ps.Results()
+
+        def job(i):
+            time.sleep(0.01)
+            if i == 2:
+                raise ps.Failure('job 2 failed')
+            done.append(i)
+        jobs = [('job %d' % i, lambda i=i: job(i)) for i in range(6)]
+        other = threading.Thread(target=ps.run_jobs, args=(jobs, results))
+        other.start()
+        ps.run_jobs(jobs, results)
+        other.join()
+        # Every job ran once; the failure is its own and the rest went on
+        self.assertEqual(sorted(done), [0, 1, 3, 4, 5])
+        self.assertEqual([n for n, _ in results.failures], ['job 2'])
+        self.assertEqual(jobs, [])
+
+
 class BenchTest(unittest.TestCase):
     OUT = ['guest kernel 6.12.117 cpu "QEMU Virtual CPU" nodes 2',
            'case 4k pages 262144 ns_per_page 520.00 runs 519.5,520.0,521',
