@@ -80,7 +80,7 @@
 #define PAGESTAT_KPAGES		BIT(PAGESTAT_KPAGES_ORDER)
 /* A PUD-aligned pfn for special and devmap PMDs and PUDs; never touched. */
 #define PAGESTAT_HUGE_PFN	PHYS_PFN(SZ_1G)
-#define PAGESTAT_LAYOUTS	128
+#define PAGESTAT_LAYOUTS	64
 
 enum pagestat_kind {
 	PAGESTAT_ANON,		/* private anon, 4 KiB pages */
