@@ -1,0 +1,152 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Kernel configs and builds: make with ccache, and the stamps that let a
+build whose inputs have not changed be skipped.
+"""
+
+import hashlib
+import os
+import shlex
+import subprocess
+import time
+
+from pagestat_common import (
+    Failure, Phase, TOOLDIR, git, holds, read, run, say, tail, write)
+
+
+def make_env(t):
+    ccache = os.path.join(t.cache, 'ccache')
+    env = dict(os.environ, CCACHE_DIR=ccache, CCACHE_MAXSIZE='8G',
+               CCACHE_BASEDIR=t.cache, KBUILD_BUILD_USER='pagestat',
+               KBUILD_BUILD_HOST='pagestat',
+               KBUILD_BUILD_TIMESTAMP='Sun Nov 17 00:00:00 UTC 2024')
+    return env
+
+
+def make_args(t):
+    return ['CC=ccache gcc', 'HOSTCC=ccache gcc']
+
+
+def jobs():
+    return str(os.cpu_count() or 2)
+
+
+def make(t, name, srcdir, builddir, targets, extra=()):
+    """Run make with progress lines; the output goes to a log."""
+    log = t.log(name)
+    open(log, 'w').close()
+    cmd = (['make', '-C', srcdir, 'O=' + builddir, 'ARCH=x86_64',
+            '-j' + jobs()] + make_args(t) + list(extra) + list(targets))
+    count_file = os.path.join(builddir, '.pagestat-lines')
+    try:
+        with open(count_file) as f:
+            expect = int(f.read())
+    except (OSError, ValueError):
+        expect = 0
+    n, last = 0, time.monotonic()
+    with open(log, 'a') as f:
+        f.write('$ %s\n' % ' '.join(shlex.quote(c) for c in cmd))
+        p = subprocess.Popen(cmd, stdout=subprocess.PIPE,
+                             stderr=subprocess.STDOUT, text=True,
+                             errors='replace', env=make_env(t))
+        for line in p.stdout:
+            f.write(line)
+            n += 1
+            if time.monotonic() - last > 30:
+                last = time.monotonic()
+                pct = ' (~%d%%)' % min(99, 100 * n // expect) if expect > n \
+                    else ''
+                say('  %s: %d lines%s' % (name, n, pct))
+        rc = p.wait()
+    if rc:
+        errs = [ln for ln in tail(log, 400).splitlines()
+                if 'error' in ln.lower()][:20]
+        raise Failure('build %s failed; errors:\n%s\nlast lines of %s:\n%s'
+                      % (name, '\n'.join(errs), log, tail(log, 25)))
+    if n > 100:
+        with open(count_file, 'w') as f:
+            f.write(str(n))
+    return log
+
+
+def tree_state(src):
+    """What a build of @src depends on in it: the tree of its HEAD (not the
+    commit: a new message builds nothing) and any change not committed."""
+    head = git(['rev-parse', 'HEAD^{tree}'], cwd=src).strip()
+    dirty = git(['status', '--porcelain'], cwd=src)
+    if dirty:
+        dirty += git(['diff', 'HEAD'], cwd=src)
+    return head + ' ' + hashlib.sha1(dirty.encode()).hexdigest()
+
+
+def build_key(t, src, *parts):
+    """A build's inputs, hashed: the tree, the compiler and @parts."""
+    _, cc = run(['gcc', '--version'], check=False)
+    return hashlib.sha1('\n'.join((tree_state(src), cc) + parts).encode()
+                        ).hexdigest()
+
+
+def stamped_make(t, name, srcdir, builddir, targets, key, outputs,
+                 extra=()):
+    """make, unless the last make with the same @key succeeded and left
+    @outputs (paths in @builddir); True if it ran."""
+    stamp = os.path.join(builddir, '.pagestat-built-' + name)
+    if holds(stamp, key) and all(os.path.exists(os.path.join(builddir, o))
+                                 for o in outputs):
+        say('%s: up to date' % name)
+        return False
+    if os.path.exists(stamp):
+        os.unlink(stamp)
+    make(t, name, srcdir, builddir, targets, extra)
+    write(stamp, key)
+    return True
+
+
+def config_from_fragment(t, name, srcdir, builddir, fragment, extra=()):
+    """allnoconfig + fragment, checked to hold every line of the fragment."""
+    os.makedirs(builddir, exist_ok=True)
+    stamp = os.path.join(builddir, '.pagestat-fragment')
+    want = read(fragment)
+    if holds(stamp, want) and os.path.exists(os.path.join(builddir,
+                                                          '.config')):
+        return
+    make(t, name + '-config', srcdir, builddir, ['allnoconfig'],
+         ['KCONFIG_ALLCONFIG=' + fragment] + list(extra))
+    with open(os.path.join(builddir, '.config')) as f:
+        have_cfg = set(f.read().splitlines())
+    lost = [ln for ln in want.splitlines()
+            if ln.startswith('CONFIG_') and ln not in have_cfg or
+            ln.startswith('# CONFIG_') and ln[2:].split()[0] + '=y'
+            in have_cfg]
+    if lost:
+        raise Failure('%s: these options did not hold after allnoconfig '
+                      '(a dependency is missing):\n  %s'
+                      % (fragment, '\n  '.join(lost)))
+    write(stamp, want)
+
+
+# The boot kernels: stock and patched, and each with debug.config over it.
+FLAVORS = ('stock', 'patched')
+
+DEBUG_FLAVORS = ('stock-debug', 'patched-debug')
+
+
+def build_kernel(t, flavor):
+    """Build a boot kernel of FLAVORS or DEBUG_FLAVORS; return the bzImage
+    path."""
+    src = t.base if flavor.startswith('stock') else t.tree
+    bdir = os.path.join(t.build, flavor)
+    with Phase('build %s kernel' % flavor):
+        frag = os.path.join(TOOLDIR, 'boot.config')
+        if flavor.endswith('-debug'):
+            os.makedirs(bdir, exist_ok=True)
+            want = read(frag) + read(os.path.join(TOOLDIR, 'debug.config'))
+            frag = os.path.join(bdir, 'fragment.config')
+            if not holds(frag, want):
+                write(frag, want)
+        config_from_fragment(t, flavor, src, bdir, frag)
+        image = os.path.join('arch', 'x86', 'boot', 'bzImage')
+        key = build_key(t, src, read(os.path.join(bdir, '.config')),
+                        ' '.join(make_args(t)))
+        stamped_make(t, 'build-' + flavor, src, bdir, ['bzImage'], key,
+                     [image])
+    return os.path.join(bdir, image)

@@ -1,0 +1,118 @@
+# SPDX-License-Identifier: GPL-2.0
+"""KUnit runs through the tree's tools/testing/kunit/kunit.py, on each
+architecture of KUNIT_ARCHES.
+"""
+
+import os
+import shutil
+
+from pagestat_common import Failure, PACKAGES, Phase, REPO, read, run, say
+from pagestat_qemu import KUNIT_ARCHES, KUNIT_KERNEL_ARGS, KUNIT_NUMA
+from pagestat_build import build_key, make_args, make_env, stamped_make
+from pagestat_parse import console_splats, parse_kunit_json
+
+
+def kunit_make_args(t, arch):
+    """make's compilers for the KUnit kernel of @arch."""
+    cross = KUNIT_ARCHES[arch]['cross']
+    if not cross:
+        return make_args(t)
+    return ['CC=ccache %sgcc' % cross, 'HOSTCC=ccache gcc']
+
+
+def kunit_cmd(t, sub, extra=(), arch='x86_64'):
+    a = KUNIT_ARCHES[arch]
+    cross = ['--cross_compile=' + a['cross']] if a['cross'] else []
+    return (['python3', 'tools/testing/kunit/kunit.py', sub,
+             '--arch=' + arch] + cross +
+            ['--kunitconfig=' + os.path.join(REPO, '.kunitconfig'),
+             '--build_dir=' + os.path.join(t.build, a['build'])]
+            + ['--make_options=' + m for m in kunit_make_args(t, arch)]
+            + list(extra))
+
+
+def kunit_name(arch):
+    return 'kunit' if arch == 'x86_64' else 'kunit ' + arch
+
+
+def kunit_config(t, arch='x86_64'):
+    """Make the KUnit .config from .kunitconfig; return the log."""
+    os.makedirs(os.path.join(t.build, KUNIT_ARCHES[arch]['build']),
+                exist_ok=True)
+    name = kunit_name(arch)
+    log = t.log(name.replace(' ', '-'))
+    open(log, 'w').close()
+    with Phase('%s: configure' % name):
+        run(kunit_cmd(t, 'config', arch=arch), log=log, cwd=t.tree,
+            env=make_env(t), what='kunit.py config')
+    return log
+
+
+def kunit(t, passthrough=(), arch='x86_64'):
+    t.update()
+    a = KUNIT_ARCHES[arch]
+    if not shutil.which(a['qemu']):
+        pkg = [p for p, c in PACKAGES if c == 'cmd:' + a['qemu']]
+        raise Failure('%s, which kunit.py boots for %s, is missing '
+                      '(Debian package %s)' % (a['qemu'], arch,
+                                               ' '.join(pkg) or '?'))
+    name = kunit_name(arch)
+    bdir = os.path.join(t.build, a['build'])
+    os.makedirs(bdir, exist_ok=True)
+    env = make_env(t)
+    log = kunit_config(t, arch)
+    with Phase('%s: build' % name):
+        key = build_key(t, t.tree, read(os.path.join(bdir, '.config')),
+                        ' '.join(kunit_make_args(t, arch)))
+        cross = ['CROSS_COMPILE=' + a['cross']] if a['cross'] else []
+        stamped_make(t, 'build-' + name.replace(' ', '-'), t.tree, bdir,
+                     [], key, [a['image']],
+                     ['ARCH=' + arch] + cross + kunit_make_args(t, arch))
+    qemu = ['--qemu_args=' + ' '.join(a['qemu_args'] + KUNIT_NUMA)]
+    kargs = ['--kernel_args=' + k for k in KUNIT_KERNEL_ARGS + a['kargs']]
+    jsonf = os.path.join(bdir, 'results.json')
+    if os.path.exists(jsonf):
+        os.unlink(jsonf)
+    with Phase('%s: boot and run' % name):
+        timeout = [] if any(p.startswith('--timeout') for p in passthrough) \
+            else ['--timeout=1800']
+        rc, _ = run(kunit_cmd(t, 'exec', qemu + kargs + timeout +
+                              ['--json=' + jsonf] + list(passthrough),
+                              arch=arch),
+                    log=log, cwd=t.tree, env=env, check=False)
+    out = read(log)
+    return rc, out, jsonf
+
+
+def kunit_console_splats(t, arch='x86_64'):
+    path = os.path.join(t.build, KUNIT_ARCHES[arch]['build'], 'test.log')
+    return path, console_splats(read(path)) if os.path.exists(path) else []
+
+
+def kunit_results(t, results, arch):
+    """Run the KUnit suites on @arch and count their cases."""
+    name = kunit_name(arch)
+    try:
+        rc, out, jsonf = kunit(t, arch=arch)
+    except Failure as e:
+        # the other runs go on
+        results.record(name, False, str(e))
+        return
+    if os.path.exists(jsonf):
+        counts, failed = parse_kunit_json(read(jsonf))
+        for case in failed:
+            results.record('%s: %s' % (name, case), False)
+        results.add(counts['pass'], 0, counts['skip'])
+        say('%s: %d passed, %d failed, %d skipped' %
+            (name, counts['pass'], len(failed), counts['skip']))
+        if counts['pass'] + len(failed) == 0:
+            results.record('%s: no test ran' % name, False, out[-3000:])
+        elif rc and not failed:
+            results.record('%s: kunit.py' % name, False, out[-3000:])
+    else:
+        results.record('%s run' % name, False,
+                       'no results; log %s:\n%s' % (
+                           t.log(name.replace(' ', '-')), out[-3000:]))
+    path, splats = kunit_console_splats(t, arch)
+    results.record('%s: console free of warnings' % name, not splats,
+                   '%s:\n%s' % (path, '\n'.join(splats[:20])))

@@ -1,0 +1,171 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Parsers of what the guests and tools print: guest program output,
+kselftest TAP, KUnit JSON, benchmark lines and console splats.
+"""
+
+import json
+import re
+
+
+# Console lines that fail any guest run.
+SPLAT_RE = re.compile(r'(WARNING:|BUG:|Oops|Kernel panic|general protection'
+                      r'|KASAN:|UBSAN:|possible circular locking'
+                      r'|possible recursive locking|inconsistent lock state'
+                      r'|lock inversion|INFO: task .* blocked'
+                      r'|Call Trace:)')
+
+
+def parse_guest_output(text):
+    """Split the guest's program output; return (exit status, lines).
+
+    When init ran several programs ("pagestat-run: <program>" lines), the
+    lines keep their exit lines, for split_runs(), and the status is the
+    highest.
+    """
+    lines = text.replace('\r', '').split('\n')
+    status = None
+    body = []
+    multi = False
+    for ln in lines:
+        multi = multi or ln.startswith('pagestat-run: ')
+        m = re.match(r'pagestat-exit: (signal )?(\d+)$', ln)
+        if m:
+            st = int(m.group(2)) + (128 if m.group(1) else 0)
+            status = max(status or 0, st) if multi else st
+            if multi:
+                body.append(ln)
+        else:
+            body.append(ln)
+    while body and not body[-1]:
+        body.pop()
+    return status, body
+
+
+def split_runs(body):
+    """The output of each program of a boot that ran several:
+    {program: (exit status or None, lines)}."""
+    runs, prog = {}, None
+    for ln in body:
+        m = re.match(r'pagestat-(run|exit): (.*)$', ln)
+        if m and m.group(1) == 'run':
+            prog = m.group(2)
+            runs[prog] = (None, [])
+        elif m and prog:
+            st = m.group(2)
+            runs[prog] = (128 + int(st.split()[1]) if st.startswith('signal')
+                          else int(st), runs[prog][1])
+        elif prog:
+            runs[prog][1].append(ln)
+    return runs
+
+
+def console_splats(text):
+    return [ln for ln in text.replace('\r', '').split('\n')
+            if SPLAT_RE.search(ln)]
+
+
+def parse_kunit_json(text):
+    """Count KUnit leaf cases by status: {'pass': n, 'fail': n, ...}."""
+    counts = {'pass': 0, 'fail': 0, 'skip': 0}
+    failed = []
+
+    def walk(node, prefix):
+        cases = node.get('test_cases', [])
+        subs = node.get('sub_groups', [])
+        for c in cases:
+            st = c.get('status', 'FAIL').lower()
+            key = {'pass': 'pass', 'skip': 'skip'}.get(st, 'fail')
+            counts[key] += 1
+            if key == 'fail':
+                # kunit.py reports output it could not parse as a crashed
+                # case without a name
+                failed.append(prefix + (c.get('name') or
+                                        '(unparsed output, see test.log)'))
+        for s in subs:
+            walk(s, prefix + s.get('name', '?') + '.')
+    data = json.loads(text)
+    walk(data, '')
+    return counts, failed
+
+
+def parse_tap(lines):
+    """Results and dumps of a kselftest_harness run.
+
+    Returns ({test: 'pass'|'fail'|'skip'}, {(test, kind, name): statuses}).
+    """
+    results, dumps, cur = {}, {}, None
+    for ln in lines:
+        m = re.match(r'#\s+RUN\s+(\S+) \.\.\.', ln)
+        if m:
+            cur = m.group(1)
+            continue
+        m = re.match(r'# dump (\S+) (\S+): ?(.*)$', ln)
+        if m:
+            dumps[(cur, m.group(1), m.group(2))] = m.group(3)
+            continue
+        m = re.match(r'(not ok|ok) \d+ (\S+)(.*)$', ln)
+        if m:
+            if m.group(1) == 'not ok':
+                results[m.group(2)] = 'fail'
+            elif '# SKIP' in m.group(3):
+                results[m.group(2)] = 'skip'
+            else:
+                results[m.group(2)] = 'pass'
+    return results, dumps
+
+
+def decode_dump(text):
+    """The statuses of a dump line: '0x3 [0 -2]x2 1' -> [0,0,0,0,-2,0,-2,1]."""
+    out = []
+    for m in re.finditer(r'\[(-?\d+) (-?\d+)\]x(\d+)|(-?\d+)(?:x(\d+))?',
+                         text):
+        if m.group(1) is not None:
+            out += [int(m.group(1)), int(m.group(2))] * int(m.group(3))
+        else:
+            out += [int(m.group(4))] * int(m.group(5) or 1)
+    return out
+
+
+def parse_checks(lines):
+    """(name, passed) for each 'ok - NAME' or 'not ok - NAME' line."""
+    out = []
+    for ln in lines:
+        m = re.match(r'(not )?ok - (.+?)\s*$', ln)
+        if m:
+            out.append((m.group(2), not m.group(1)))
+    return out
+
+
+def parse_bench(lines):
+    """Cases and the guest line from move_pages_bench output."""
+    cases, guest, fails = {}, '', []
+    for ln in lines:
+        m = re.match(r'case (\S+) pages (\d+) ns_per_(page|call) ([\d.]+) '
+                     r'runs ([\d.,]+)$', ln)
+        if m:
+            cases[m.group(1)] = {'pages': int(m.group(2)),
+                                 'unit': m.group(3),
+                                 'ns_per_page': float(m.group(4)),
+                                 'runs': [float(x) for x in
+                                          m.group(5).split(',')]}
+        elif ln.startswith('guest '):
+            guest = ln[len('guest '):]
+        elif ln.startswith(('FAIL', 'SKIP')):
+            fails.append(ln)
+    return cases, guest, fails
+
+
+def parse_vamap_bench(lines):
+    """Cases of vamap_bench output, and its FAIL lines."""
+    cases, fails = {}, []
+    for ln in lines:
+        m = re.match(r'vamap (\S+) size (\d+) touched (\d+) vamap_ns (\d+) '
+                     r'naive_ns (\d+) identical ([01])$', ln)
+        if m:
+            cases[m.group(1)] = {
+                'size': int(m.group(2)), 'touched': int(m.group(3)),
+                'vamap_ns': int(m.group(4)), 'naive_ns': int(m.group(5)),
+                'identical': m.group(6) == '1'}
+        elif ln.startswith(('FAIL', 'SKIP')):
+            fails.append(ln)
+    return cases, fails

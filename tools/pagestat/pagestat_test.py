@@ -1,0 +1,306 @@
+# SPDX-License-Identifier: GPL-2.0
+"""test: the guest runs of the selftests, of numa_vamap and of the
+benchmark, on the boot and debug kernels, and what stock and patched
+must agree on.
+"""
+
+import functools
+import io
+import os
+import unittest
+
+from pagestat_common import Failure, Phase, TOOLDIR, say
+from pagestat_qemu import BENCH_KERNEL_ARGS, DEBUG_KERNEL_ARGS, DEBUG_NUMA
+from pagestat_build import DEBUG_FLAVORS, FLAVORS
+from pagestat_parse import (
+    decode_dump, parse_bench, parse_checks, parse_tap, split_runs)
+from pagestat_guest import guest_run, guest_setup
+from pagestat_bench import BENCH_CASES
+
+
+def harness_selftests(results):
+    with Phase('harness self-tests'):
+        suite = unittest.defaultTestLoader.discover(
+            os.path.join(TOOLDIR, 'tests'))
+        ids = [t.id() for t in iter_tests(suite)]
+        res = unittest.TextTestRunner(stream=io.StringIO()).run(suite)
+        bad = {t.id(): msg for t, msg in res.failures + res.errors}
+        for i in ids:
+            results.record('harness: ' + i, i not in bad, bad.get(i, ''))
+
+
+def iter_tests(suite):
+    for t in suite:
+        if isinstance(t, unittest.TestSuite):
+            yield from iter_tests(t)
+        else:
+            yield t
+
+
+# Tests that fail on a stock 6.12 kernel for a 32-bit caller, as each
+# queries more than 16 pages: stock do_pages_stat() misreads a compat
+# pointer array past its 16th entry (fixed by patch 0001).  Reported as
+# an expected difference.
+STOCK_COMPAT_BUG = ('stat.arrays', 'stat.hugetlb_2m', 'stat.lengths',
+                    'stat.shared', 'stat.thp', 'stat.unaligned_status')
+
+# Stock 6.12 reports -EBUSY for the address after the first of a huge page
+# that move_pages() moves (patch 2 fixes it): these fail on stock.
+STOCK_MOVE_EBUSY = ('stat.move_thp', 'stat.move_hugetlb_2m', 'move.to_node_1',
+                    'move.move_all', 'move.reversed_twice',
+                    'move.small_calls')
+
+EBUSY = -16
+
+# Stock 6.12's PAGEMAP_SCAN leaves walk_end where its buffer first filled
+# after a walk that ran to the end (patch 3 fixes it).
+STOCK_WALK_END = ('walk_end.all_regions', 'walk_end.resume')
+
+
+def expected_on(label):
+    """The selftests a run fails by a known bug of the kernel, and why."""
+    out = {}
+    if label.startswith('stock'):
+        out.update((t, 'the -EBUSY of stock 6.12 for the rest of a queued '
+                    'huge page') for t in STOCK_MOVE_EBUSY)
+        out.update((t, "the stale walk_end of stock 6.12's PAGEMAP_SCAN")
+                   for t in STOCK_WALK_END)
+    if label.startswith('stock') and label.endswith('32-bit'):
+        out.update((t, 'the known compat bug of stock 6.12')
+                   for t in STOCK_COMPAT_BUG)
+    return out
+
+
+def first_difference(a, b):
+    """A description of the first page where two dumps differ."""
+    x, y = decode_dump(a), decode_dump(b)
+    for i, (u, v) in enumerate(zip(x, y)):
+        if u != v:
+            return 'page %d: %d against %d' % (i, u, v)
+    return 'lengths %d against %d' % (len(x), len(y))
+
+
+def ebusy_fixed(a, b):
+    """Whether move statuses b are a's but for nodes where a has -EBUSY."""
+    x, y = decode_dump(a), decode_dump(b)
+    return len(x) == len(y) and all(u == v or (u == EBUSY and v >= 0)
+                                    for u, v in zip(x, y))
+
+
+def compare_dumps(results, what, a, b, skip_tests=()):
+    """Every dump of stock a must equal patched b's; name the first
+    differing entry.  Move statuses (kind M) may differ where stock 6.12
+    reports -EBUSY for a folio queued earlier in the call (patch 2)."""
+    diffs, compared, fixed = [], 0, []
+    for key in sorted(set(a) | set(b), key=str):
+        if key[0] in skip_tests:
+            continue
+        compared += 1
+        if key not in a or key not in b:
+            diffs.append('%s: only in one run' % (key,))
+        elif a[key] != b[key] and key[1] == 'M' and ebusy_fixed(a[key],
+                                                                 b[key]):
+            fixed.append(key[2])
+        elif a[key] != b[key]:
+            diffs.append('%s %s: %s\n  %s\n  %s' % (
+                key[0], key[2], first_difference(a[key], b[key]),
+                a[key][:300], b[key][:300]))
+    if fixed:
+        say('%s: %d move status dumps differ only by the -EBUSY of stock '
+            '6.12 (expected difference): %s' % (what, len(fixed),
+                                                 ' '.join(fixed)))
+    results.record(what, not diffs and compared > 0,
+                   '\n'.join(diffs[:10]) or 'no dumps to compare')
+
+
+def record_tap(results, label, res, log):
+    """Count a run's TAP results, its known failures as expected."""
+    expected = expected_on(label)
+    for test, r in sorted(res.items()):
+        if r == 'skip':
+            results.add(0, 0, 1)
+        elif test in expected:
+            say('%s: %s %s' % (label, test, 'fails: %s (expected '
+                               'difference)' % expected[test]
+                               if r == 'fail' else 'passes, though '
+                               'it meets %s (the bug went unseen)'
+                               % expected[test]))
+            results.add(1, 0)
+        else:
+            results.record('selftest %s: %s' % (label, test), r == 'pass',
+                           'log: %s' % log)
+
+
+def selftest_run(t, results, kernels, initrd, flavor, prog, label,
+                 timeout=900):
+    """Run selftest @prog on @flavor and count its results; its dumps."""
+    got = guest_run(t, results, '%s %s' % (prog, label), flavor,
+                    kernels[flavor], initrd, ['/bin/' + prog],
+                    timeout=timeout)
+    if not got:
+        return None
+    return count_tap(t, results, label, prog, got[1])
+
+
+def count_tap(t, results, label, prog, lines):
+    """Count the TAP results in @prog's output @lines (none fails); its
+    dumps."""
+    res, dumps = parse_tap(lines)
+    if not res:
+        results.record('selftest %s: %s' % (label, prog), False,
+                       '\n'.join(lines[-30:]))
+    record_tap(results, label, res, t.logs)
+    return dumps
+
+
+def pagemap_runs(t, results, kernels, initrd, progs):
+    """Run the PAGEMAP_SCAN walk_end selftest on both kernels."""
+    if 'pagemap_scan_walk_end' in progs:
+        for flavor in ('stock', 'patched'):
+            selftest_run(t, results, kernels, initrd, flavor,
+                         'pagemap_scan_walk_end', '%s 64-bit' % flavor)
+
+
+def selftest_runs(t, results, kernels, initrd, progs):
+    """Run the move_pages selftest, 64- and 32-bit, on both kernels."""
+    runs = {}
+    for flavor in ('stock', 'patched'):
+        for prog in ('move_pages_stat', 'move_pages_stat_32'):
+            if prog not in progs:
+                continue
+            bits = '32-bit' if prog.endswith('_32') else '64-bit'
+            dumps = selftest_run(t, results, kernels, initrd, flavor, prog,
+                                 '%s %s' % (flavor, bits))
+            if dumps is not None:
+                runs[(flavor, bits)] = dumps
+    for bits in ('64-bit', '32-bit'):
+        if ('stock', bits) in runs and ('patched', bits) in runs:
+            compare_dumps(results, 'selftest %s: stock and patched give '
+                          'the same statuses' % bits, runs[('stock', bits)],
+                          runs[('patched', bits)],
+                          STOCK_COMPAT_BUG if bits == '32-bit' else ())
+    if ('patched', '64-bit') in runs and ('patched', '32-bit') in runs:
+        only_p = [{k: v for k, v in runs[('patched', b)].items()
+                   if k[1] == 'P'} for b in ('64-bit', '32-bit')]
+        compare_dumps(results, 'selftest patched: 32-bit gives what 64-bit '
+                      'gives', only_p[0], only_p[1])
+
+
+def debug_runs(t, results, kernels, initrd, progs, flavors=DEBUG_FLAVORS):
+    """The selftests again, on the debug kernels: what they count is as on
+    the boot kernels; a KASAN report, lockdep splat or warning on the
+    console fails the run."""
+    # One boot per kernel: a debug kernel takes over a minute to boot
+    want = [p for p in ('move_pages_stat', 'move_pages_stat_32',
+                        'pagemap_scan_walk_end') if p in progs]
+    argv = []
+    for p in want:
+        argv += ([';'] if argv else []) + ['/bin/' + p]
+    for flavor in flavors:
+        if not want:
+            break
+        got = guest_run(t, results, 'selftests on %s' % flavor, flavor,
+                        kernels[flavor], initrd, argv, timeout=3600,
+                        numa=DEBUG_NUMA, kargs=DEBUG_KERNEL_ARGS)
+        if not got:
+            continue
+        runs = split_runs(got[1])
+        for p in want:
+            bits = '32-bit' if p.endswith('_32') else '64-bit'
+            count_tap(t, results, '%s %s' % (flavor, bits), p,
+                      runs.get('/bin/' + p, (None, []))[1])
+
+
+def vamap_tests(t, results, kernels, initrd, progs):
+    """tools/mm/numa_vamap against the layout vamap_test builds."""
+    if 'vamap_test' not in progs:
+        return
+    if 'numa_vamap' not in progs:
+        results.record('numa_vamap: tools/mm/numa_vamap.c is in the series',
+                       False)
+        return
+    for flavor in ('stock', 'patched'):
+        got = guest_run(t, results, 'numa_vamap on %s' % flavor, flavor,
+                        kernels[flavor], initrd, ['/bin/vamap_test'],
+                        timeout=1200)
+        if not got:
+            continue
+        status, body = got
+        checks = parse_checks(body)
+        for name, ok in checks:
+            results.record('numa_vamap on %s: %s' % (flavor, name), ok,
+                           'log: %s' % t.logs)
+        results.record('numa_vamap on %s: the test ran to the end' % flavor,
+                       status == 0 and bool(checks),
+                       'exit %s; last lines:\n%s' % (status,
+                                                     '\n'.join(body[-20:])))
+
+
+def boot_runs(t, results, kernels, initrd, progs):
+    """The programs on the boot kernels, stock against patched."""
+    outs = {}
+    for flavor in ('stock', 'patched'):
+        if 'smoke' not in progs:
+            break
+        got = guest_run(t, results, 'smoke on %s' % flavor, flavor,
+                        kernels[flavor], initrd, ['/bin/smoke'],
+                        timeout=300)
+        if got:
+            status, body = got
+            outs[flavor] = [ln for ln in body if ln.startswith('layout')]
+            results.record('smoke on %s' % flavor, status == 0,
+                           '\n'.join(body))
+    if len(outs) == 2:
+        results.record('smoke: stock and patched agree',
+                       outs['stock'] == outs['patched'] and outs['stock'],
+                       'stock:\n%s\npatched:\n%s' % (
+                           '\n'.join(outs['stock']),
+                           '\n'.join(outs['patched'])))
+    selftest_runs(t, results, kernels, initrd, progs)
+    pagemap_runs(t, results, kernels, initrd, progs)
+
+
+def bench_runs(t, results, kernels, initrd, progs):
+    """The benchmark checks every status it gets: run it small, as a
+    test."""
+    for flavor in ('stock', 'patched'):
+        if 'move_pages_bench' not in progs:
+            break
+        label = 'move_pages_bench on %s' % flavor
+        got = guest_run(t, results, label, flavor, kernels[flavor], initrd,
+                        ['/bin/move_pages_bench', '--size', '64M', '--runs',
+                         '1'], kargs=BENCH_KERNEL_ARGS, timeout=600)
+        if got:
+            cases, _, fails = parse_bench(got[1])
+            results.record(label, got[0] == 0 and
+                           sorted(cases) == sorted(BENCH_CASES) and
+                           not fails, '\n'.join(got[1]))
+
+
+def guest_jobs(t, results):
+    """The guest runs of test, as jobs that need no other: each debug
+    kernel's (the longest), the boot kernels', numa_vamap's and the
+    benchmark's, longest first."""
+    kernels, progs, initrd = guest_setup(t, FLAVORS + DEBUG_FLAVORS)
+    a = (t, results, kernels, initrd, progs)
+    return ([('selftests on ' + f, functools.partial(debug_runs, *a,
+                                                      flavors=(f,)))
+             for f in DEBUG_FLAVORS] +
+            [('boot kernel runs', functools.partial(boot_runs, *a)),
+             ('numa_vamap', functools.partial(vamap_tests, *a)),
+             ('move_pages_bench', functools.partial(bench_runs, *a))])
+
+
+def run_jobs(jobs, results):
+    """Run the (name, function) jobs of the list @jobs, taking them one at
+    a time, with any other thread that runs the same list; a job that
+    fails is a failure of its name."""
+    while True:
+        try:
+            name, job = jobs.pop(0)
+        except IndexError:
+            return
+        try:
+            job()
+        except Failure as e:
+            results.record(name, False, str(e))

@@ -1,0 +1,282 @@
+# SPDX-License-Identifier: GPL-2.0
+"""The series (patches/series and the overlay) and the git trees it
+becomes: the pristine base and the patched tree.
+"""
+
+import hashlib
+import os
+import re
+import shutil
+import stat
+import tempfile
+
+from pagestat_common import (
+    BASE_IDENT, DEFAULT_AUTHOR, DEFAULT_TARBALL, Failure, NOT_OVERLAY,
+    Phase, REPO, cache_dir, git, run, say)
+
+
+def parse_series(text, name='patches/series'):
+    """Parse patches/series.
+
+    Each unindented line names a patch file in patches/; the indented lines
+    under it name the overlay files (or directories, ending in '/') that
+    the same commit adds.  '#' starts a comment.  Returns a list of
+    (patch, [paths]).
+    """
+    entries = []
+    for no, raw in enumerate(text.splitlines(), 1):
+        line = raw.split('#', 1)[0].rstrip()
+        if not line.strip():
+            continue
+        if line[0] in ' \t':
+            if not entries:
+                raise Failure('%s:%d: file %r before any patch'
+                              % (name, no, line.strip()))
+            path = line.strip()
+            if path.startswith('/') or '..' in path.split('/') or ' ' in path:
+                raise Failure('%s:%d: bad overlay path %r' % (name, no, path))
+            entries[-1][1].append(path)
+        else:
+            if ' ' in line or '/' in line:
+                raise Failure('%s:%d: bad patch name %r' % (name, no, line))
+            if any(e[0] == line for e in entries):
+                raise Failure('%s:%d: %s listed twice' % (name, no, line))
+            entries.append((line, []))
+    return entries
+
+
+def overlay_files(repo=REPO):
+    """The repository's kernel files (tracked or new), sorted."""
+    if os.path.exists(os.path.join(repo, '.git')):
+        out = git(['ls-files', '-z', '--cached', '--others',
+                   '--exclude-standard'], cwd=repo)
+        files = [f for f in out.split('\0') if f]
+        files = [f for f in files if os.path.isfile(os.path.join(repo, f))]
+    else:
+        files = []
+        for top, dirs, names in os.walk(repo):
+            dirs[:] = [d for d in dirs if d != '.git']
+            for n in names:
+                files.append(os.path.relpath(os.path.join(top, n), repo))
+    return sorted(f for f in set(files)
+                  if not any(f == x or (x.endswith('/') and f.startswith(x))
+                             for x in NOT_OVERLAY))
+
+
+def assign_files(entries, files):
+    """Map each series entry to its overlay files; every file exactly once."""
+    owner = {}
+    result = []
+    for patch, claims in entries:
+        mine = []
+        for c in claims:
+            if c.endswith('/'):
+                got = [f for f in files if f.startswith(c)]
+            else:
+                got = [c] if c in files else []
+            if not got:
+                raise Failure('patches/series: %s lists %s, which is not in '
+                              'the overlay' % (patch, c))
+            for f in got:
+                if f in owner:
+                    raise Failure('patches/series: %s is listed by both %s '
+                                  'and %s' % (f, owner[f], patch))
+                owner[f] = patch
+                mine.append(f)
+        result.append((patch, sorted(mine)))
+    loose = [f for f in files if f not in owner]
+    if loose:
+        raise Failure('overlay files not listed under any patch in '
+                      'patches/series:\n  ' + '\n  '.join(loose))
+    return result
+
+
+def read_series(repo=REPO):
+    path = os.path.join(repo, 'patches', 'series')
+    if not os.path.exists(path):
+        entries = []
+    else:
+        with open(path) as f:
+            entries = parse_series(f.read())
+    for patch, _ in entries:
+        if not os.path.isfile(os.path.join(repo, 'patches', patch)):
+            raise Failure('patches/series names %s, which does not exist'
+                          % patch)
+    return assign_files(entries, overlay_files(repo))
+
+
+def has_diff(text):
+    return re.search(r'^diff --git ', text, re.M) is not None
+
+
+def parse_mail(path, cwd):
+    """Author, date and message of a patch in mail form (git mailinfo)."""
+    with tempfile.TemporaryDirectory() as d:
+        msg, patch = os.path.join(d, 'msg'), os.path.join(d, 'patch')
+        with open(path) as f:
+            info = git(['mailinfo', '-b', msg, patch], cwd=cwd,
+                       stdin=f.read())
+        with open(msg) as f:
+            body = f.read().strip()
+    fields = dict(line.split(': ', 1) for line in info.splitlines()
+                  if ': ' in line)
+    subject = fields.get('Subject', '').strip()
+    if not subject:
+        raise Failure('%s: no Subject: line' % os.path.basename(path))
+    author = (fields.get('Author') or DEFAULT_AUTHOR[0],
+              fields.get('Email') or DEFAULT_AUTHOR[1])
+    return author, fields.get('Date', ''), subject + '\n\n' + body + '\n'
+
+
+class Tree:
+    """The cached kernel trees for one base source."""
+
+    def __init__(self, repo=REPO):
+        self.repo = repo
+        self.cache = cache_dir()
+        src = os.environ.get('KERNEL_SRC')
+        if src:
+            src = os.path.realpath(src)
+            if not os.path.exists(src):
+                raise Failure('KERNEL_SRC=%s does not exist' % src)
+            slug = re.sub(r'[^A-Za-z0-9.]+', '-', os.path.basename(src))
+            slug += '-' + hashlib.sha1(src.encode()).hexdigest()[:8]
+        else:
+            src = DEFAULT_TARBALL
+            slug = 'linux-6.12'
+        self.src = src
+        self.slug = slug
+        self.base = os.path.join(self.cache, 'base-' + slug)
+        self.tree = os.path.join(self.cache, 'tree-' + slug)
+        self.build = os.path.join(self.cache, 'build-' + slug)
+        self.logs = os.path.join(self.cache, 'logs')
+
+    def log(self, name):
+        return os.path.join(self.logs, name + '.log')
+
+    def make_base(self):
+        if os.path.isdir(os.path.join(self.base, '.git')):
+            return
+        tmp = self.base + '.tmp'
+        shutil.rmtree(tmp, ignore_errors=True)
+        os.makedirs(tmp)
+        log = self.log('unpack')
+        open(log, 'w').close()
+        with Phase('unpack %s' % self.src):
+            if os.path.isdir(self.src):
+                run(['cp', '-a', self.src + '/.', tmp], log=log)
+                shutil.rmtree(os.path.join(tmp, '.git'), ignore_errors=True)
+            elif os.path.isfile(self.src):
+                run(['tar', '-xf', self.src, '-C', tmp,
+                     '--strip-components=1'], log=log, what='tar')
+            else:
+                raise Failure('no base tree: %s is missing (install '
+                              'linux-source-6.12 or set KERNEL_SRC)'
+                              % self.src)
+            if not os.path.isfile(os.path.join(tmp, 'Makefile')):
+                raise Failure('%s does not hold a kernel tree' % self.src)
+        with Phase('commit the pristine tree as "base"'):
+            git(['init', '-q', '-b', 'base'], cwd=tmp)
+            for k, v in (('core.autocrlf', 'false'), ('gc.auto', '0'),
+                         ('user.name', BASE_IDENT[0]),
+                         ('user.email', BASE_IDENT[1])):
+                git(['config', k, v], cwd=tmp)
+            git(['add', '-A', '-f', '.'], cwd=tmp)
+            git(['commit', '-q', '-m', 'base: %s' % os.path.basename(self.src)],
+                cwd=tmp, env=ident_env(BASE_IDENT[:2], BASE_IDENT[2]))
+        os.rename(tmp, self.base)
+
+    def clear_stale_locks(self):
+        """Remove index locks an interrupted git left behind."""
+        for d in (os.path.join(self.base, '.git'),
+                  os.path.join(self.base, '.git', 'worktrees',
+                               os.path.basename(self.tree))):
+            lock = os.path.join(d, 'index.lock')
+            if os.path.exists(lock):
+                os.unlink(lock)
+
+    def compose(self, series):
+        """Build the pagestat commits in a scratch index; return the tip.
+
+        The worktree is not touched here, so an interrupted run leaves
+        nothing half-applied.
+        """
+        idx = os.path.join(self.cache, 'index.%d' % os.getpid())
+        env = dict(os.environ, GIT_INDEX_FILE=idx)
+        try:
+            git(['read-tree', 'base'], cwd=self.base, env=env)
+            parent = git(['rev-parse', 'base'], cwd=self.base).strip()
+            for patch, files in series:
+                path = os.path.join(self.repo, 'patches', patch)
+                with open(path) as f:
+                    text = f.read()
+                if has_diff(text):
+                    rc, out = git(['apply', '--cached', '--whitespace=nowarn',
+                                   path], cwd=self.base, env=env, check=False)
+                    if rc:
+                        raise Failure('patch %s does not apply:\n%s'
+                                      % (patch, out.strip()))
+                if files:
+                    paths = [os.path.join(self.repo, f) for f in files]
+                    shas = git(['hash-object', '-w', '--stdin-paths'],
+                               cwd=self.base, stdin='\n'.join(paths)).split()
+                    info = ''.join(
+                        '%s %s\t%s\n' % (file_mode(p), s, f)
+                        for p, s, f in zip(paths, shas, files))
+                    git(['update-index', '--add', '--index-info'],
+                        cwd=self.base, env=env, stdin=info)
+                tree = git(['write-tree'], cwd=self.base, env=env).strip()
+                author, date, msg = parse_mail(path, self.base)
+                cenv = ident_env(author, date or BASE_IDENT[2])
+                parent = git(['commit-tree', tree, '-p', parent],
+                             cwd=self.base, env=cenv, stdin=msg).strip()
+            return parent
+        finally:
+            if os.path.exists(idx):
+                os.unlink(idx)
+
+    def update(self):
+        """Make base and the pagestat branch; touch only changed files."""
+        if getattr(self, 'tip', None):
+            return self.tip
+        self.tip = self._update()
+        return self.tip
+
+    def _update(self):
+        self.make_base()
+        self.clear_stale_locks()
+        series = read_series(self.repo)
+        with Phase('apply %d patches from patches/series' % len(series)):
+            tip = self.compose(series)
+            if not os.path.isdir(self.tree):
+                git(['update-ref', 'refs/heads/pagestat', tip], cwd=self.base)
+                shutil.rmtree(self.tree, ignore_errors=True)
+                git(['worktree', 'prune'], cwd=self.base)
+                git(['worktree', 'add', '-q', self.tree, 'pagestat'],
+                    cwd=self.base)
+                return tip
+            dirty = git(['status', '--porcelain', '--untracked-files=no'],
+                        cwd=self.tree)
+            old = git(['rev-parse', 'HEAD'], cwd=self.tree).strip()
+            if dirty and not os.environ.get('PAGESTAT_FORCE'):
+                raise Failure(
+                    'the patched tree %s has local edits:\n%s\nmove them into '
+                    'the overlay (a patch in patches/), then rerun; or set '
+                    'PAGESTAT_FORCE=1 to discard them' % (self.tree, dirty))
+            if old != tip or dirty:
+                git(['reset', '-q', '--hard', tip], cwd=self.tree)
+                changed = git(['diff', '--name-only', old, tip],
+                              cwd=self.tree).split()
+                say('tree: %d files changed' % len(changed))
+        return tip
+
+
+def file_mode(path):
+    return '100755' if os.stat(path).st_mode & stat.S_IXUSR else '100644'
+
+
+def ident_env(ident, date):
+    return dict(os.environ, GIT_AUTHOR_NAME=ident[0],
+                GIT_AUTHOR_EMAIL=ident[1], GIT_AUTHOR_DATE=date,
+                GIT_COMMITTER_NAME=ident[0], GIT_COMMITTER_EMAIL=ident[1],
+                GIT_COMMITTER_DATE=date)

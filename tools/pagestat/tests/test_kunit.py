@@ -1,0 +1,26 @@
+# SPDX-License-Identifier: GPL-2.0
+"""pagestat_kunit: the kunit.py commands of each architecture."""
+
+import unittest
+
+import harness_util  # noqa: F401 (the modules' path)
+from pagestat_kunit import kunit_cmd
+
+
+class KunitArchTest(unittest.TestCase):
+    def test_commands(self):
+        t = type('T', (), {'build': '/b'})()
+        x86 = kunit_cmd(t, 'config')
+        self.assertIn('--arch=x86_64', x86)
+        self.assertIn('--build_dir=/b/kunit', x86)
+        self.assertFalse([a for a in x86 if 'cross_compile' in a])
+        arm = kunit_cmd(t, 'exec', ['--json=j'], arch='arm64')
+        self.assertIn('--arch=arm64', arm)
+        self.assertIn('--cross_compile=aarch64-linux-gnu-', arm)
+        self.assertIn('--build_dir=/b/kunit-arm64', arm)
+        self.assertIn('--make_options=CC=ccache aarch64-linux-gnu-gcc', arm)
+        self.assertEqual(arm[-1], '--json=j')
+
+
+if __name__ == '__main__':
+    unittest.main()

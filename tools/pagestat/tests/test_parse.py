@@ -1,0 +1,129 @@
+# SPDX-License-Identifier: GPL-2.0
+"""pagestat_parse: the parsers of guest, console, TAP and KUnit output."""
+
+import contextlib
+import io
+import json
+import unittest
+
+import harness_util  # noqa: F401 (the modules' path)
+from pagestat_common import Results
+from pagestat_parse import (
+    console_splats, decode_dump, parse_guest_output, parse_kunit_json,
+    parse_tap, split_runs)
+from pagestat_test import compare_dumps, first_difference
+
+
+class GuestTest(unittest.TestCase):
+    def test_exit_status(self):
+        st, body = parse_guest_output('a\r\nb\npagestat-exit: 3\n')
+        self.assertEqual((st, body), (3, ['a', 'b']))
+
+    def test_signal(self):
+        st, _ = parse_guest_output('pagestat-exit: signal 11\n')
+        self.assertEqual(st, 139)
+
+    def test_no_exit(self):
+        self.assertEqual(parse_guest_output('half')[0], None)
+
+    def test_several_programs(self):
+        st, body = parse_guest_output(
+            'pagestat-run: /bin/a\nok 1 x\npagestat-exit: 0\n'
+            'pagestat-run: /bin/b\nnot ok 1 y\npagestat-exit: 1\n'
+            'pagestat-run: /bin/c\npagestat-exit: signal 9\n')
+        self.assertEqual(st, 137)
+        self.assertEqual(split_runs(body), {
+            '/bin/a': (0, ['ok 1 x']), '/bin/b': (1, ['not ok 1 y']),
+            '/bin/c': (137, [])})
+
+    def test_splats(self):
+        con = ('[ 1.0] ok\n[ 2.0] WARNING: CPU: 0 PID: 1 at mm/x.c:1\n'
+               '[ 3.0] BUG: KASAN: slab-out-of-bounds\n')
+        self.assertEqual(len(console_splats(con)), 2)
+        self.assertEqual(console_splats('[ 1.0] Freeing memory\n'), [])
+
+
+class KunitJsonTest(unittest.TestCase):
+    def test_counts(self):
+        doc = {'name': 'main', 'sub_groups': [
+            {'name': 'pagestat_range', 'test_cases': [
+                {'name': 'a', 'status': 'PASS'},
+                {'name': 'b', 'status': 'FAIL'},
+                {'name': 'c', 'status': 'SKIP'}]}],
+            'test_cases': []}
+        counts, failed = parse_kunit_json(json.dumps(doc))
+        self.assertEqual(counts, {'pass': 1, 'fail': 1, 'skip': 1})
+        self.assertEqual(failed, ['pagestat_range.b'])
+
+    def test_results_line(self):
+        r = Results()
+        r.add(3, 0, 1)
+        with contextlib.redirect_stdout(io.StringIO()):
+            r.record('x', False)
+        self.assertEqual(r.line(), '3 passed, 1 failed, 1 skipped')
+
+
+class TapTest(unittest.TestCase):
+    OUT = ['TAP version 13', '1..3',
+           '# Starting 3 tests from 1 test cases.',
+           '#  RUN           stat.a ...',
+           '# dump P x: 0x3 -2',
+           '#            OK  stat.a',
+           'ok 1 stat.a',
+           '#  RUN           stat.b ...',
+           '# dump N y: -14',
+           'not ok 2 stat.b',
+           'ok 3 stat.c # SKIP needs two NUMA nodes']
+
+    def test_parse(self):
+        res, dumps = parse_tap(self.OUT)
+        self.assertEqual(res, {'stat.a': 'pass', 'stat.b': 'fail',
+                               'stat.c': 'skip'})
+        self.assertEqual(dumps, {('stat.a', 'P', 'x'): '0x3 -2',
+                                 ('stat.b', 'N', 'y'): '-14'})
+
+    def test_decode(self):
+        self.assertEqual(decode_dump('0x3 [0 -2]x2 1 -14'),
+                         [0, 0, 0, 0, -2, 0, -2, 1, -14])
+        self.assertEqual(first_difference('0x3 1', '0x2 1x2'),
+                         'page 2: 0 against 1')
+        self.assertEqual(first_difference('0x3', '0x4'),
+                         'lengths 3 against 4')
+
+    def test_compare(self):
+        r = Results()
+        a = {('stat.a', 'P', 'x'): '0x3'}
+        compare_dumps(r, 'same', a, dict(a))
+        with contextlib.redirect_stdout(io.StringIO()) as out:
+            compare_dumps(r, 'differ', a, {('stat.a', 'P', 'x'): '1x3'})
+        self.assertEqual((r.passed, r.failed), (1, 1))
+        self.assertIn('stat.a x: page 0: 0 against 1', out.getvalue())
+        with contextlib.redirect_stdout(io.StringIO()):
+            compare_dumps(r, 'skipped', a, {}, skip_tests=('stat.a',))
+        self.assertEqual(r.failed, 2)  # nothing left to compare
+
+    def test_ebusy_allowed(self):
+        """Stock's -EBUSY where patched has a node, in move statuses only."""
+        r = Results()
+        stock = {('move.a', 'M', 'x'): '1 -16 1x2', ('move.a', 'V', 'x'): '4 0'}
+        fixed = {('move.a', 'M', 'x'): '1x4', ('move.a', 'V', 'x'): '4 0'}
+        with contextlib.redirect_stdout(io.StringIO()) as out:
+            compare_dumps(r, 'ebusy', stock, fixed)
+        self.assertEqual((r.passed, r.failed), (1, 0))
+        self.assertIn('differ only by the -EBUSY', out.getvalue())
+        for bad in ({('move.a', 'M', 'x'): '1 -14 1x2'},     # not -EBUSY
+                    {('move.a', 'M', 'x'): '1 -16 1x2',      # other kinds
+                     ('move.a', 'V', 'x'): '3 0'}):
+            got = dict(fixed)
+            got.update(bad)
+            with contextlib.redirect_stdout(io.StringIO()):
+                compare_dumps(r, 'not ebusy', got, fixed)
+        self.assertEqual(r.failed, 2)
+        # The other way round: patched -EBUSY where stock has a node
+        with contextlib.redirect_stdout(io.StringIO()):
+            compare_dumps(r, 'reversed', fixed, stock)
+        self.assertEqual(r.failed, 3)
+
+
+if __name__ == '__main__':
+    unittest.main()

@@ -1,0 +1,57 @@
+# SPDX-License-Identifier: GPL-2.0
+"""pagestat_test: the expected differences and the shared guest runs."""
+
+import threading
+import time
+import unittest
+
+import harness_util  # noqa: F401 (the modules' path)
+from pagestat_common import Failure, Results
+from pagestat_test import (
+    STOCK_COMPAT_BUG, STOCK_MOVE_EBUSY, STOCK_WALK_END, expected_on,
+    run_jobs)
+
+
+class ExpectedTest(unittest.TestCase):
+    def test_expected(self):
+        self.assertEqual(expected_on('patched 64-bit'), {})
+        self.assertEqual(expected_on('patched 32-bit'), {})
+        self.assertEqual(sorted(expected_on('stock 64-bit')),
+                         sorted(STOCK_MOVE_EBUSY + STOCK_WALK_END))
+        both = expected_on('stock 32-bit')
+        for t in STOCK_MOVE_EBUSY + STOCK_COMPAT_BUG:
+            self.assertIn(t, both)
+        self.assertIn('-EBUSY', both['stat.move_thp'])
+        self.assertIn('walk_end', both['walk_end.resume'])
+        self.assertNotIn('walk_end.resume', expected_on('patched 64-bit'))
+        self.assertIn('compat', both['stat.thp'])
+
+    def test_debug_kernels(self):
+        # the debug kernels' runs meet the same known bugs
+        self.assertEqual(expected_on('stock-debug 32-bit'),
+                         expected_on('stock 32-bit'))
+        self.assertEqual(expected_on('patched-debug 64-bit'), {})
+
+
+class JobsTest(unittest.TestCase):
+    def test_two_threads_share_the_jobs(self):
+        done, results = [], Results()
+
+        def job(i):
+            time.sleep(0.01)
+            if i == 2:
+                raise Failure('job 2 failed')
+            done.append(i)
+        jobs = [('job %d' % i, lambda i=i: job(i)) for i in range(6)]
+        other = threading.Thread(target=run_jobs, args=(jobs, results))
+        other.start()
+        run_jobs(jobs, results)
+        other.join()
+        # Every job ran once; the failure is its own and the rest went on
+        self.assertEqual(sorted(done), [0, 1, 3, 4, 5])
+        self.assertEqual([n for n, _ in results.failures], ['job 2'])
+        self.assertEqual(jobs, [])
+
+
+if __name__ == '__main__':
+    unittest.main()
