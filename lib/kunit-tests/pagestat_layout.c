@@ -677,21 +677,35 @@ int pagestat_mmap_file(struct pagestat_fmode *mode, unsigned long addr,
 	return ret;
 }
 
-static enum pagestat_verdict pagestat_build_anon(struct pagestat_ctx *ctx,
-						 struct pagestat_seg *seg)
+/* A private anon VMA over @seg (@what, for the reason), madvise(@advice)d. */
+static enum pagestat_verdict pagestat_mmap_anon(struct pagestat_ctx *ctx,
+						const struct pagestat_seg *seg,
+						int advice, const char *what)
 {
-	unsigned long addr, len = seg->end - seg->start;
+	unsigned long len = seg->end - seg->start;
 	int ret;
 
 	ret = pagestat_mmap(NULL, seg->start, len,
 			    MAP_PRIVATE | MAP_ANONYMOUS);
 	if (!ret)
-		/* 4 KiB pages, whatever the THP mode */
-		ret = do_madvise(ctx->mm, seg->start, len, MADV_NOHUGEPAGE);
+		ret = do_madvise(ctx->mm, seg->start, len, advice);
 	if (ret)
-		return pagestat_verdict(ctx, PAGESTAT_FAIL,
-					"anon mmap at %#lx: %d", seg->start,
-					ret);
+		return pagestat_verdict(ctx, PAGESTAT_FAIL, "%s mmap at %#lx: %d",
+					what, seg->start, ret);
+	return PAGESTAT_OK;
+}
+
+static enum pagestat_verdict pagestat_build_anon(struct pagestat_ctx *ctx,
+						 struct pagestat_seg *seg)
+{
+	enum pagestat_verdict v;
+	unsigned long addr;
+	int ret = 0;
+
+	/* 4 KiB pages, whatever the THP mode */
+	v = pagestat_mmap_anon(ctx, seg, MADV_NOHUGEPAGE, "anon");
+	if (v != PAGESTAT_OK)
+		return v;
 	for (addr = seg->start; addr < seg->end; addr += PAGE_SIZE) {
 		char c = seg->pattern[(addr - seg->start) >> PAGE_SHIFT];
 
@@ -717,7 +731,7 @@ static enum pagestat_verdict pagestat_build_anon(struct pagestat_ctx *ctx,
 static enum pagestat_verdict pagestat_build_thp(struct pagestat_ctx *ctx,
 						struct pagestat_seg *seg)
 {
-	unsigned long addr, len = seg->end - seg->start;
+	unsigned long addr;
 	unsigned long size = 1UL << seg->shift;
 	unsigned int order = seg->shift - PAGE_SHIFT;
 	bool mthp = seg->shift < PMD_SHIFT;
@@ -725,15 +739,10 @@ static enum pagestat_verdict pagestat_build_thp(struct pagestat_ctx *ctx,
 	struct pagestat_fw f;
 	int ret;
 
-	ret = pagestat_mmap(NULL, seg->start, len,
-			    MAP_PRIVATE | MAP_ANONYMOUS);
-	if (!ret)
-		/* transparent_hugepage=madvise needs it */
-		ret = do_madvise(ctx->mm, seg->start, len, MADV_HUGEPAGE);
-	if (ret)
-		return pagestat_verdict(ctx, PAGESTAT_FAIL,
-					"THP mmap at %#lx: %d", seg->start,
-					ret);
+	/* transparent_hugepage=madvise needs it */
+	v = pagestat_mmap_anon(ctx, seg, MADV_HUGEPAGE, "THP");
+	if (v != PAGESTAT_OK)
+		return v;
 	if (mthp)
 		set_bit(order, &huge_anon_orders_madvise);
 	for (addr = seg->start; addr < seg->end && v == PAGESTAT_OK;
