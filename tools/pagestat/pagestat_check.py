@@ -269,13 +269,14 @@ def robot(t, results, base, tip):
         want = robot_fragment(lines)
         if not holds(frag, want):
             write(frag, want)
+        link = name in ROBOT_LINKED
         key = hashlib.sha1((src + want + ' '.join(margs) +
-                            (' vmlinux' if name in ROBOT_LINKED else '')
-                            ).encode()).hexdigest()
+                            (' vmlinux' if link else '')).encode()
+                           ).hexdigest()
         stamp = os.path.join(bdir, '.pagestat-clean')
         if holds(stamp, key):
             results.record('robot: %s' % name, True)
-            if name in ROBOT_LINKED:
+            if link:
                 results.record('robot: %s links vmlinux' % name, True)
             continue
         args = ['ARCH=' + arch] + margs
@@ -305,14 +306,20 @@ def robot(t, results, base, tip):
                 warns = new_warnings(log, added, blog)
                 results.record('robot: %s (%s)' % (name, ' '.join(objs)),
                                not warns, '\n'.join(warns))
-                if name in ROBOT_LINKED:
-                    make(t, 'robot-link-' + slug, t.tree, bdir, ['vmlinux'],
-                         args)
-                    results.record('robot: %s links vmlinux' % name, True)
-                if not warns:
-                    write(stamp, key)
             except Failure as e:
                 results.record('robot: %s' % name, False, str(e))
+                continue
+            if link:
+                try:
+                    make(t, 'robot-link-' + slug, t.tree, bdir, ['vmlinux'],
+                         args)
+                except Failure as e:
+                    results.record('robot: %s links vmlinux' % name, False,
+                                   str(e))
+                    continue
+                results.record('robot: %s links vmlinux' % name, True)
+            if not warns:
+                write(stamp, key)
     coccicheck(t, results)
 
 
