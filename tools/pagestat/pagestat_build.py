@@ -59,7 +59,7 @@ def make(t, name, srcdir, builddir, targets, extra=()):
         rc = p.wait()
     if rc:
         errs = [ln for ln in tail(log, 400).splitlines()
-                if 'error' in ln.lower()][:20]
+                if 'error' in ln.lower() or 'undefined reference' in ln][:20]
         raise Failure('build %s failed; errors:\n%s\nlast lines of %s:\n%s'
                       % (name, '\n'.join(errs), log, tail(log, 25)))
     if n > 100:
