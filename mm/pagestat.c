@@ -326,9 +326,10 @@ static const struct mm_walk_ops pagestat_walk_ops = {
  *   zone device folios, special and devmap entries and PFN mappings without
  *   a normal page, a PROT_NONE PUD on x86.
  *
- * Addresses are not untagged, as in move_pages(2). The range is walked once
- * with walk_page_range(): huge pages are answered per leaf and never split,
- * and each page table lock is taken once.
+ * @start is used as it is: a caller with a user's pointer untags it first,
+ * as move_pages(2) does. The range is walked once with walk_page_range():
+ * huge pages are answered per leaf and never split, and each page table
+ * lock is taken once.
  *
  * Context: Process context; may sleep. Caller holds mmap_read_lock(@mm).
  * Return: 0, or -EINVAL if the range wraps around the end of the address

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The oracle, the per-address loop of stock 6.12, and suite
+ * The oracle, the per-address loop of stock 6.12.118, and suite
  * pagestat_oracle: random layouts from fixed seeds, compared with it page
  * by page.
  */
@@ -8,13 +8,13 @@
 #include "pagestat_kunit.h"
 
 /**
- * pagestat_oracle() - the status of one address, as stock 6.12 finds it
+ * pagestat_oracle() - the status of one address, as stock 6.12.118 finds it
  * @mm: the address space.
  * @addr: the address.
  *
- * The per-address body of do_pages_stat_array() in 6.12 mm/migrate.c,
- * verbatim, so that a difference from it always means that the walker
- * changed behaviour.
+ * The per-address body of do_pages_stat_array() in 6.12.118 mm/migrate.c,
+ * verbatim but for taking @addr where it reads a pointer, so that a
+ * difference from it always means that the walker changed behaviour.
  *
  * Context: Caller holds mmap_read_lock(@mm).
  * Return: the node of the folio mapped there, -EFAULT (no VMA, the zero
@@ -27,6 +27,7 @@ int pagestat_oracle(struct mm_struct *mm, unsigned long addr)
 	struct folio *folio;
 	int err = -EFAULT;
 
+	addr = untagged_addr_remote(mm, addr);
 	vma = vma_lookup(mm, addr);
 	if (!vma)
 		goto set_status;
