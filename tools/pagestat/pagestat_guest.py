@@ -11,8 +11,9 @@ import subprocess
 
 from pagestat_common import Failure, Phase, REPO, holds, read, run, tail, write
 from pagestat_qemu import KERNEL_ARGS, QEMU_NUMA, X86_CPU, qemu_accel
+from pagestat_tree import series_functions
 from pagestat_build import build_kernel, make
-from pagestat_parse import console_splats, parse_guest_output
+from pagestat_parse import console_splats, parse_guest_output, splat_summary
 
 
 # Userspace programs for the guest: name -> (source, extra gcc flags).
@@ -98,6 +99,22 @@ def make_initramfs(t, progs):
     return path
 
 
+def console_failure(text):
+    """What a console log's splats fail a run with, or '': each splat's
+    first line and first frames, and whether any frame is the series'."""
+    splats = console_splats(text)
+    if not splats:
+        return ''
+    return splat_summary(text, series_functions()) or '\n'.join(splats[:20])
+
+
+def check_console(flavor, con):
+    """Fail a run whose console log @con holds a splat."""
+    msg = console_failure(read(con))
+    if msg:
+        raise Failure('%s kernel warned (%s):\n%s' % (flavor, con, msg))
+
+
 def boot(t, flavor, kernel, initrd, argv, timeout=600, icount=False,
          cpu=X86_CPU, kargs=KERNEL_ARGS, numa=QEMU_NUMA, tag=None):
     """Boot a kernel, run argv in the guest; return (status, output).
@@ -134,11 +151,7 @@ def boot(t, flavor, kernel, initrd, argv, timeout=600, icount=False,
         raise Failure('qemu failed (exit %d):\n%s' % (p.returncode, qout))
     with open(outf, errors='replace') as f:
         status, body = parse_guest_output(f.read())
-    contxt = read(con)
-    splats = console_splats(contxt)
-    if splats:
-        raise Failure('%s kernel warned (%s):\n%s' %
-                      (flavor, con, '\n'.join(splats[:20])))
+    check_console(flavor, con)
     if status is None:
         raise Failure('%s guest died before the program finished; console '
                       'tail (%s):\n%s' % (flavor, con, tail(con, 30)))

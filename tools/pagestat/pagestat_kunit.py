@@ -9,7 +9,8 @@ import shutil
 from pagestat_common import Failure, PACKAGES, Phase, REPO, read, run, say
 from pagestat_qemu import KUNIT_ARCHES, KUNIT_KERNEL_ARGS, KUNIT_NUMA
 from pagestat_build import build_key, make_args, make_env, stamped_make
-from pagestat_parse import console_splats, parse_kunit_json
+from pagestat_parse import parse_kunit_json
+from pagestat_guest import console_failure
 
 
 def kunit_make_args(t, arch):
@@ -84,9 +85,10 @@ def kunit(t, passthrough=(), arch='x86_64'):
     return rc, out, jsonf
 
 
-def kunit_console_splats(t, arch='x86_64'):
+def kunit_console_failure(t, arch='x86_64'):
+    """The KUnit guest's console log and its splats' summary, or ''."""
     path = os.path.join(t.build, KUNIT_ARCHES[arch]['build'], 'test.log')
-    return path, console_splats(read(path)) if os.path.exists(path) else []
+    return path, console_failure(read(path)) if os.path.exists(path) else ''
 
 
 def kunit_results(t, results, arch):
@@ -113,6 +115,6 @@ def kunit_results(t, results, arch):
         results.record('%s run' % name, False,
                        'no results; log %s:\n%s' % (
                            t.log(name.replace(' ', '-')), out[-3000:]))
-    path, splats = kunit_console_splats(t, arch)
-    results.record('%s: console free of warnings' % name, not splats,
-                   '%s:\n%s' % (path, '\n'.join(splats[:20])))
+    path, msg = kunit_console_failure(t, arch)
+    results.record('%s: console free of warnings' % name, not msg,
+                   '%s:\n%s' % (path, msg))

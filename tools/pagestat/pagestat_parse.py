@@ -64,6 +64,68 @@ def console_splats(text):
             if SPLAT_RE.search(ln)]
 
 
+# A frame of a stack dump, "func+0x1c/0x90" (a module's after it), with or
+# without the console's time stamp, a "? " for an unreliable one, or the
+# "RIP: 0010:" of the register dump.
+FRAME_RE = re.compile(r'^(?:\[\s*\d+\.\d+\]\s*)?(?:RIP: [0-9a-f]{4}:|\s*'
+                      r'(?:\? )?)([A-Za-z_][\w.]*)\+0x[0-9a-f]+/0x[0-9a-f]+')
+
+# What reports a splat rather than causing it: the first frames skip these.
+REPORT_FRAMES = re.compile(
+    r'^(dump_stack\w*|show_stack|print_report|print_address_description'
+    r'|kasan_\w+|__kasan_\w+|__asan_\w+|check_region_inline|__warn'
+    r'|warn_slowpath_fmt|report_bug|handle_bug|exc_invalid_op'
+    r'|asm_exc_invalid_op|__report_bad_irq|ubsan_\w+|__ubsan_\w+'
+    r'|print_circular_bug|check_noncircular|check_prev_add|validate_chain'
+    r'|__lock_acquire|lock_acquire|print_usage_bug|mark_lock\w*)$')
+
+
+def splat_reports(text, series_funcs=frozenset(), nframes=5):
+    """Each splat of a console log, as lines: its first line, the first
+    @nframes frames of its stack that are not the reporting code's, and
+    which of its frames are functions in @series_funcs (the series' own
+    code), or "none".  A splat's stack is read up to the next splat's
+    first line or the end of its trace."""
+    reports, cur = [], None
+
+    def close():
+        if cur is None:
+            return
+        head, frames = cur
+        first = [f for f in frames if not REPORT_FRAMES.match(f)][:nframes]
+        ours = sorted(set(f for f in frames if f in series_funcs))
+        reports.append(['%s' % head,
+                        '  first frames: %s' % (', '.join(first) or 'none'),
+                        "  in the series' code: %s" % (', '.join(ours) or
+                                                       'none')])
+
+    for ln in text.replace('\r', '').split('\n'):
+        m = FRAME_RE.match(ln)
+        if m and cur is not None:
+            cur[1].append(m.group(1).split('.')[0])
+        elif SPLAT_RE.search(ln) and 'Call Trace:' not in ln:
+            close()
+            cur = (re.sub(r'^\[\s*\d+\.\d+\]\s*', '', ln), [])
+        elif cur is not None and ('---[ end trace' in ln or
+                                  ln.strip().startswith('=' * 20)) \
+                and cur[1]:
+            close()
+            cur = None
+    close()
+    return reports
+
+
+def splat_summary(text, series_funcs=frozenset(), limit=4):
+    """The splats of a console log as one message for a failure, or ''."""
+    reports = splat_reports(text, series_funcs)
+    if not reports:
+        return ''
+    lines = [ln for r in reports[:limit] for ln in r]
+    if len(reports) > limit:
+        lines.append('(%d more)' % (len(reports) - limit))
+    return '\n'.join(lines)
+
+
 def parse_kunit_json(text):
     """Count KUnit leaf cases by status: {'pass': n, 'fail': n, ...}."""
     counts = {'pass': 0, 'fail': 0, 'skip': 0}

@@ -71,12 +71,14 @@ def qemu_accel():
 # 4-level.  KASAN's shadow start follows it, so an interrupt that comes in
 # that window (arch_cpu_finalize_init() runs with interrupts on) and
 # touches the 5-level direct map (0xff11...) is reported as a
-# wild-memory-access, in whichever debug kernel happens to be hit: about
-# one KUnit boot in five.  A 4-level guest has no such window (the bit is
-# cleared for good in early_identify_cpu()).  Upstream's rework that sets
-# LA57 on the boot CPU before the page tables, with one source of truth
-# for pgtable_l5_enabled() (Ard Biesheuvel, "x86/boot: Set LA57 boot CPU
-# capability very early during boot"), is not in 6.12.
+# wild-memory-access.  Of the x86-64 guest kernels only the KUnit one has
+# X86_5LEVEL (kunit.py's defaults; the boot and debug kernels start from
+# allnoconfig), and about one of its boots in five was hit.  On a CPU
+# without LA57 the kernel runs 4-level from the start and the bit never
+# changes.  Upstream's rework that sets LA57 on the boot CPU before the
+# page tables, with one source of truth for pgtable_l5_enabled() (Ard
+# Biesheuvel, "x86/boot: Set LA57 boot CPU capability very early during
+# boot"), is not in 6.12.
 X86_CPU = 'max,erms=off,fsrm=off,la57=off'
 
 # What differs between the KUnit kernels (the key is kunit.py's --arch and

@@ -128,6 +128,57 @@ def parse_mail(path, cwd):
     return author, fields.get('Date', ''), subject + '\n\n' + body + '\n'
 
 
+# A C function's definition: its name and "(" on a line that starts at
+# column 0 with its type (or with the name, after a type on the line
+# before) and is not a declaration.
+C_DEF_RE = re.compile(r'^(?:[A-Za-z_][\w \t*]*?[\s*])?([A-Za-z_]\w*)\((?!.*;\s*$)')
+C_NOT_NAMES = {'if', 'for', 'while', 'switch', 'return', 'sizeof',
+               'defined', 'EXPORT_SYMBOL', 'EXPORT_SYMBOL_GPL',
+               'EXPORT_SYMBOL_IF_KUNIT', 'module_init', 'module_exit',
+               'kunit_test_suite', 'kunit_test_suites', 'MODULE_LICENSE',
+               'MODULE_DESCRIPTION', 'MODULE_IMPORT_NS'}
+
+
+def c_functions(lines):
+    """The names of the functions that @lines (C source) define."""
+    names = set()
+    for ln in lines:
+        ln = re.sub(r'\b(?:__printf|__scanf|__aligned|__section)\([^)]*\)\s*',
+                    '', ln)
+        m = C_DEF_RE.match(ln)
+        if m and m.group(1) not in C_NOT_NAMES and \
+                not m.group(1).isupper() and not ln.startswith('#'):
+            names.add(m.group(1))
+    return names
+
+
+def series_functions(repo=REPO):
+    """The kernel functions that the series adds or changes: those its new
+    C files define, and those its patches define or change (a hunk's
+    function, as git names it in the hunk's header), outside tools/."""
+    names = set()
+    for patch, files in read_series(repo):
+        for f in files:
+            if f.endswith(('.c', '.h')) and not f.startswith('tools/'):
+                with open(os.path.join(repo, f), errors='replace') as fh:
+                    names |= c_functions(fh.read().split('\n'))
+        with open(os.path.join(repo, 'patches', patch),
+                  errors='replace') as fh:
+            path = None
+            for ln in fh.read().split('\n'):
+                if ln.startswith('+++ '):
+                    path = ln[6:] if ln.startswith('+++ b/') else None
+                if not path or path.startswith('tools/') or \
+                        not path.endswith(('.c', '.h')):
+                    continue
+                m = re.match(r'^@@ [^@]* @@ (.*)$', ln)
+                if m:
+                    names |= c_functions([m.group(1)])
+                elif ln.startswith('+') and not ln.startswith('+++'):
+                    names |= c_functions([ln[1:]])
+    return names
+
+
 class Tree:
     """The cached kernel trees for one base source."""
 

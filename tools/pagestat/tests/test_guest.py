@@ -1,10 +1,50 @@
 # SPDX-License-Identifier: GPL-2.0
-"""pagestat_guest: the guest initramfs."""
+"""pagestat_guest: the guest initramfs, and the console check that fails a
+run."""
 
+import os
+import tempfile
 import unittest
 
 import harness_util  # noqa: F401 (the modules' path)
-from pagestat_guest import initramfs_spec
+from pagestat_common import Failure
+from pagestat_guest import check_console, initramfs_spec
+
+# The report of the KUnit boot that failed at random (5-level paging),
+# trimmed; its frames are none of the series'.
+KASAN_AT_BOOT = """[    0.412000] ======================================================
+[    0.412000] BUG: KASAN: wild-memory-access in do_raw_spin_lock+0x11d/0x270
+[    0.412000] Write of size 4 at addr ff110001800628a8 by task swapper/0/0
+[    0.412000] Call Trace:
+[    0.412000]  <IRQ>
+[    0.412000]  dump_stack_lvl+0x5d/0x80
+[    0.412000]  kasan_report+0xb9/0xf0
+[    0.412000]  do_raw_spin_lock+0x11d/0x270
+[    0.412000]  handle_edge_irq+0x2c/0xba0
+[    0.412000]  __common_interrupt+0x68/0x170
+[    0.412000]  common_interrupt+0x79/0xa0
+[    0.412000]  </IRQ>
+[    0.412000] RIP: 0010:identify_cpu+0x2ad/0x1890
+[    0.412000]  arch_cpu_finalize_init+0x25/0x410
+[    0.412000]  start_kernel+0x295/0x330
+[    0.412000] ======================================================
+[    1.000000] Run /init as init process
+"""
+
+# A warning in the walker, as lockdep or DEBUG_VM would give it.
+WARN_IN_WALKER = """[    9.000000] ------------[ cut here ]------------
+[    9.000000] WARNING: CPU: 1 PID: 77 at mm/pagestat.c:120 pagestat_pmd_entry+0x1c/0x90
+[    9.000000] RIP: 0010:pagestat_pmd_entry+0x1c/0x90
+[    9.000000] Call Trace:
+[    9.000000]  <TASK>
+[    9.000000]  ? __warn+0x80/0x120
+[    9.000000]  walk_pmd_range+0x1a0/0x2e0
+[    9.000000]  walk_page_range+0x11/0x40
+[    9.000000]  pagestat_range+0x40/0x80
+[    9.000000]  do_pages_stat+0x300/0x400
+[    9.000000]  </TASK>
+[    9.000000] ---[ end trace 0000000000000000 ]---
+"""
 
 
 class InitramfsTest(unittest.TestCase):
@@ -18,6 +58,43 @@ class InitramfsTest(unittest.TestCase):
         self.assertLess(lines.index('dir /bin 0755 0 0'),
                         lines.index('file /bin/smoke /g/smoke 0755 0 0'))
         self.assertTrue(spec.endswith('\n'))
+
+
+class ConsoleTest(unittest.TestCase):
+    def check(self, text):
+        with tempfile.TemporaryDirectory() as d:
+            con = os.path.join(d, 'console.log')
+            with open(con, 'w') as f:
+                f.write(text)
+            check_console('patched-debug', con)
+
+    def failure(self, text):
+        with self.assertRaises(Failure) as cm:
+            self.check(text)
+        return str(cm.exception)
+
+    def test_clean(self):
+        self.check('[    1.0] Run /init as init process\n')
+
+    def test_splat_outside_the_series(self):
+        msg = self.failure(KASAN_AT_BOOT)
+        self.assertIn('patched-debug kernel warned', msg)
+        self.assertIn('BUG: KASAN: wild-memory-access in do_raw_spin_lock',
+                      msg)
+        # The first frames past KASAN's own, in order
+        self.assertIn('first frames: do_raw_spin_lock, handle_edge_irq, '
+                      '__common_interrupt, common_interrupt, identify_cpu',
+                      msg)
+        self.assertIn("in the series' code: none", msg)
+
+    def test_splat_in_the_series(self):
+        msg = self.failure(WARN_IN_WALKER + KASAN_AT_BOOT)
+        self.assertIn('first frames: pagestat_pmd_entry, walk_pmd_range, '
+                      'walk_page_range, pagestat_range, do_pages_stat', msg)
+        self.assertIn("in the series' code: do_pages_stat, "
+                      "pagestat_pmd_entry, pagestat_range", msg)
+        # Both splats, each with its own verdict
+        self.assertEqual(msg.count("in the series' code:"), 2)
 
 
 if __name__ == '__main__':

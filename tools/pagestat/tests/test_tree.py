@@ -8,7 +8,8 @@ import unittest
 
 from harness_util import PATCH, ToyTree, write
 from pagestat_common import Failure
-from pagestat_tree import Tree, assign_files, has_diff, parse_series
+from pagestat_tree import (
+    Tree, assign_files, c_functions, has_diff, parse_series, series_functions)
 
 
 class SeriesTest(unittest.TestCase):
@@ -55,6 +56,30 @@ class SeriesTest(unittest.TestCase):
     def test_has_diff(self):
         self.assertTrue(has_diff(PATCH))
         self.assertFalse(has_diff('Subject: x\n\nbody only\n'))
+
+
+class FunctionsTest(unittest.TestCase):
+    def test_c_functions(self):
+        src = ['static int pagestat_pte_entry(pte_t *pte, unsigned long a,',
+               'int pagestat_range(struct mm_struct *mm, unsigned long s)',
+               'static unsigned long', 'get_pages_array(unsigned long *p)',
+               'int pagestat_range(struct mm_struct *mm);',
+               '\tif (x(y))', '#define FOO(x) (x)',
+               'EXPORT_SYMBOL_IF_KUNIT(pagestat_fill);',
+               'static __printf(2, 3) void pagestat_report(int x, ...)']
+        self.assertEqual(c_functions(src), {
+            'pagestat_pte_entry', 'pagestat_range', 'get_pages_array',
+            'pagestat_report'})
+
+    def test_series_functions(self):
+        names = series_functions()
+        # The walker, the functions the move_pages() patches change, the
+        # KUnit oracle; not what they call
+        for f in ('pagestat_range', 'pagestat_pmd_entry', 'do_pages_stat',
+                  'do_pages_move', 'pagestat_oracle'):
+            self.assertIn(f, names)
+        for f in ('walk_page_range', 'folio_walk_start', 'if'):
+            self.assertNotIn(f, names)
 
 
 class TreeTest(ToyTree):
