@@ -56,6 +56,8 @@ PACKAGES = [
     ('gcc-s390x-linux-gnu', 'cmd:s390x-linux-gnu-gcc'),
     ('gcc-riscv64-linux-gnu', 'cmd:riscv64-linux-gnu-gcc'),
     ('coccinelle', 'cmd:spatch'),
+    # spatch compiles the OCaml scripts of some .cocci files with ocamlopt
+    ('ocaml-nox', 'cmd:ocamlopt'),
 ]
 
 SOURCE_PACKAGE = ('linux-source-6.12', 'file:' + DEFAULT_TARBALL)
