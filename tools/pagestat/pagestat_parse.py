@@ -65,10 +65,11 @@ def console_splats(text):
 
 
 # A frame of a stack dump, "func+0x1c/0x90" (a module's after it), with or
-# without the console's time stamp, a "? " for an unreliable one, or the
-# "RIP: 0010:" of the register dump.
-FRAME_RE = re.compile(r'^(?:\[\s*\d+\.\d+\]\s*)?(?:RIP: [0-9a-f]{4}:|\s*'
-                      r'(?:\? )?)([A-Za-z_][\w.]*)\+0x[0-9a-f]+/0x[0-9a-f]+')
+# without the console's time stamp, or the "RIP: 0010:" of the register
+# dump.  An unreliable frame ("? func+...", a stale return address left on
+# the stack) is not one.
+FRAME_RE = re.compile(r'^(?:\[\s*\d+\.\d+\]\s*)?(?:RIP: [0-9a-f]{4}:|\s*)'
+                      r'([A-Za-z_][\w.]*)\+0x[0-9a-f]+/0x[0-9a-f]+')
 
 # What reports a splat rather than causing it: the first frames skip these.
 REPORT_FRAMES = re.compile(
