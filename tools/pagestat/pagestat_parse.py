@@ -64,11 +64,14 @@ def console_splats(text):
             if SPLAT_RE.search(ln)]
 
 
-# A frame of a stack dump, "func+0x1c/0x90" (a module's after it), with or
-# without the console's time stamp, or the "RIP: 0010:" of the register
-# dump.  An unreliable frame ("? func+...", a stale return address left on
-# the stack) is not one.
-FRAME_RE = re.compile(r'^(?:\[\s*\d+\.\d+\]\s*)?(?:RIP: [0-9a-f]{4}:|\s*)'
+# The console's time stamp at the start of a line.
+STAMP_RE = re.compile(r'^\[\s*\d+\.\d+\]\s?')
+
+# A frame of a stack dump (its line without the time stamp), "func+0x1c/0x90"
+# (a module's after it), or the "RIP: 0010:" of the register dump.  An
+# unreliable frame ("? func+...", a stale return address left on the stack)
+# is not one.
+FRAME_RE = re.compile(r'^(?:RIP: [0-9a-f]{4}:|\s*)'
                       r'([A-Za-z_][\w.]*)\+0x[0-9a-f]+/0x[0-9a-f]+')
 
 # What reports a splat rather than causing it: the first frames skip these.
@@ -95,18 +98,19 @@ def splat_reports(text, series_funcs=frozenset(), nframes=5):
         head, frames = cur
         first = [f for f in frames if not REPORT_FRAMES.match(f)][:nframes]
         ours = sorted(set(f for f in frames if f in series_funcs))
-        reports.append(['%s' % head,
+        reports.append([head,
                         '  first frames: %s' % (', '.join(first) or 'none'),
                         "  in the series' code: %s" % (', '.join(ours) or
                                                        'none')])
 
     for ln in text.replace('\r', '').split('\n'):
+        ln = STAMP_RE.sub('', ln)
         m = FRAME_RE.match(ln)
         if m and cur is not None:
             cur[1].append(m.group(1).split('.')[0])
         elif SPLAT_RE.search(ln) and 'Call Trace:' not in ln:
             close()
-            cur = (re.sub(r'^\[\s*\d+\.\d+\]\s*', '', ln), [])
+            cur = (ln.strip(), [])
         elif cur is not None and ('---[ end trace' in ln or
                                   ln.strip().startswith('=' * 20)) \
                 and cur[1]:
