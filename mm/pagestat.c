@@ -4,7 +4,7 @@
  * move_pages(2) with a NULL node list, found with one page table walk
  * instead of a lookup from the top for every address.
  *
- * Every status is the one stock 6.12's do_pages_stat_array() gives for the
+ * Every status is the one do_page_stat() in mm/migrate.c gives for the
  * page: vma_lookup(), then folio_walk_start() with FW_ZEROPAGE.
  */
 #include <linux/hugetlb.h>

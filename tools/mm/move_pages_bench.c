@@ -19,6 +19,10 @@
  * the cost per page, and a "note" line when a status is not node 1 (stock
  * 6.12 gives -EBUSY for the address after the first of a huge page).
  *
+ * The vma-K cases query a buffer of at most VMA_SIZE split into VMAs of K
+ * pages (every other one mprotect()ed read only), as per-page mbind() or
+ * guard pages leave it.
+ *
  * Output, one line per case (parsed by tools/pagestat/pagestat bench):
  *   case NAME pages N ns_per_page X runs A,B,C,...
  *   case NAME pages N ns_per_call X runs A,B,C,...
@@ -61,12 +65,16 @@ struct bench_case {
 	enum expect expect;
 	size_t call;		/* pages per call, or 0: one call for all */
 	int move;		/* MOVE_*: a node list, to node 1 */
+	size_t vma;		/* pages per VMA, or 0: one VMA */
 };
 
 enum { MOVE_NONE, MOVE_AWAY, MOVE_PLACED };
 
 /* The buffer of a move case is at most this large */
 #define MOVE_SIZE	(256UL << 20)
+
+/* The buffer of a vma-K case is at most this large: 16384 VMAs for K=1 */
+#define VMA_SIZE	(64UL << 20)
 
 /* Calls timed per run of a call-N case */
 #define CALL_ROUNDS	4096
@@ -186,6 +194,10 @@ static const struct bench_case cases[] = {
 	  MOVE_AWAY },
 	{ "placed-4k",	setup_4k_node1,		0, 0, EXPECT_NODE0, 0, MOVE_PLACED },
 	{ "placed-thp",	setup_thp_node1,	0, 0, EXPECT_NODE0, 0, MOVE_PLACED },
+	{ "vma-1",	setup_4k,		0, 0, EXPECT_NODE0, 0, 0, 1 },
+	{ "vma-2",	setup_4k,		0, 0, EXPECT_NODE0, 0, 0, 2 },
+	{ "vma-4",	setup_4k,		0, 0, EXPECT_NODE0, 0, 0, 4 },
+	{ "vma-8",	setup_4k,		0, 0, EXPECT_NODE0, 0, 0, 8 },
 };
 
 /*
@@ -367,8 +379,10 @@ static int run_case(const struct bench_case *c, size_t size)
 	char *map, *buf;
 	int r;
 
-	if (c->move) {
-		size = size < MOVE_SIZE ? size : MOVE_SIZE;
+	if (c->move || c->vma) {
+		size_t max = c->move ? MOVE_SIZE : VMA_SIZE;
+
+		size = size < max ? size : max;
 		n = size / PAGE;
 	}
 	if (c->hugetlb) {
@@ -395,6 +409,13 @@ static int run_case(const struct bench_case *c, size_t size)
 	}
 	for (i = 0; i < n; i++)
 		pages[i] = buf + i * PAGE;
+	/* VMAs of c->vma pages: every other one read only */
+	for (i = c->vma; c->vma && i < n; i += 2 * c->vma)
+		if (mprotect(buf + i * PAGE, c->vma * PAGE, PROT_READ)) {
+			printf("FAIL %s: mprotect: %s\n", c->name,
+			       strerror(errno));
+			return -1;
+		}
 	if (c->shuffle) {
 		srandom(1);
 		for (i = n - 1; i > 0; i--) {
@@ -471,6 +492,7 @@ static void print_usage(const char *prog)
 		"cases: 4k thp hugetlb-2m sparse random interleave\n"
 		"       call-1 call-16 call-128\n"
 		"       move-4k move-thp move-hugetlb-2m placed-4k placed-thp\n"
+		"       vma-1 vma-2 vma-4 vma-8\n"
 		"       (default: all)\n",
 		prog);
 	exit(2);

@@ -12,7 +12,8 @@ from pagestat_qemu import NODE_MB, qemu_numa
 # Every case of tools/mm/move_pages_bench.c, which test runs small
 BENCH_CASES = ('4k', 'thp', 'hugetlb-2m', 'sparse', 'random', 'interleave',
                'call-1', 'call-16', 'call-128', 'move-4k', 'move-thp',
-               'move-hugetlb-2m', 'placed-4k', 'placed-thp')
+               'move-hugetlb-2m', 'placed-4k', 'placed-thp', 'vma-1', 'vma-2',
+               'vma-4', 'vma-8')
 
 
 def vamap_table(res):

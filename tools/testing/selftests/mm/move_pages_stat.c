@@ -18,6 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -162,6 +164,61 @@ static void **page_array(char *base, unsigned long n, unsigned long step)
 	for (i = 0; i < n; i++)
 		pages[i] = base + i * step;
 	return pages;
+}
+
+static int write_file(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY), ok;
+
+	if (fd < 0)
+		return -1;
+	ok = write(fd, s, strlen(s)) == (ssize_t)strlen(s);
+	close(fd);
+	return ok ? 0 : -1;
+}
+
+#define FAIL_PAGE_ALLOC	"/sys/kernel/debug/fail_page_alloc/"
+
+/*
+ * Arm fail_page_alloc (the debug kernels have it) to fail the next page
+ * allocation of a thread that writes "1" to the returned make-it-fail fd;
+ * -1 if this kernel cannot.
+ */
+static int fail_page_alloc_arm(void)
+{
+	static const char *const knob[][2] = {
+		{ "task-filter", "Y" }, { "ignore-gfp-wait", "N" },
+		{ "ignore-gfp-highmem", "N" }, { "min-order", "0" },
+		{ "probability", "100" }, { "interval", "1" },
+		{ "space", "0" }, { "verbose", "0" }, { "times", "1" },
+	};
+	char path[128];
+	unsigned int i;
+
+	mount("debugfs", "/sys/kernel/debug", "debugfs", 0, NULL);
+	for (i = 0; i < ARRAY_SIZE(knob); i++) {
+		snprintf(path, sizeof(path), FAIL_PAGE_ALLOC "%s", knob[i][0]);
+		if (write_file(path, knob[i][1]))
+			return -1;
+	}
+	return open("/proc/thread-self/make-it-fail", O_WRONLY);
+}
+
+/* Disarm; whether an allocation was made to fail since fail_page_alloc_arm() */
+static int fail_page_alloc_done(int fd)
+{
+	FILE *f;
+	int times = -1;
+
+	if (write(fd, "0", 1) != 1)
+		return -1;
+	close(fd);
+	f = fopen(FAIL_PAGE_ALLOC "times", "r");
+	if (!f || fscanf(f, "%d", &times) != 1)
+		times = -1;
+	if (f)
+		fclose(f);
+	return times == 0;
 }
 
 FIXTURE(stat) {
@@ -980,6 +1037,35 @@ TEST_F_TIMEOUT(stat, concurrent, 600)
 	EXPECT_EQ(0, r.bad);
 }
 
+/*
+ * A query of more than a chunk allocates a page for its pointers; made to
+ * fail, the chunk on the stack gives the same statuses.
+ */
+TEST_F(stat, page_alloc_fails)
+{
+	char *p = mixed_region();
+	void **pages = page_array(p, 64, PSZ);
+	int *want, *st = malloc(65 * sizeof(*st));
+	int fd, failed, i;
+	long ret;
+
+	ASSERT_TRUE(p && pages && st);
+	want = query(_metadata, pages, 64);
+	for (i = 0; i <= 64; i++)
+		st[i] = UNSET;
+	fd = fail_page_alloc_arm();
+	if (fd < 0)
+		SKIP(return, "no fail_page_alloc in this kernel");
+	ASSERT_EQ(1, write(fd, "1", 1));
+	ret = move_pages(0, 64, pages, st, 0);
+	failed = fail_page_alloc_done(fd);
+	ASSERT_LE(0, failed);
+	if (!failed)
+		SKIP(return, "the query allocates no page");
+	EXPECT_EQ(0, ret);
+	EXPECT_EQ(0, memcmp(want, st, 65 * sizeof(*st)));
+}
+
 static char *ro_page(void)
 {
 	char *p = mmap(NULL, PSZ, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1,
@@ -1480,6 +1566,86 @@ TEST_F(move, small_calls)
 				EXPECT_EQ(l->want[at + i], m.st[i])
 					TH_LOG("%s: entry %lu", name, i);
 		at += lens[k];
+	}
+}
+
+/*
+ * A move of more than a chunk allocates a page for its arrays; made to
+ * fail, the chunk on the stack gives the same statuses.  The pages are on
+ * node 1 already, so that no migration allocates a page.
+ */
+TEST_F(move, page_alloc_fails)
+{
+	char *p = mixed_region();
+	void **pages = page_array(p, 64, PSZ);
+	int *nodes = nodes_of(64, node_1), *want = malloc(65 * sizeof(int));
+	int *st = malloc(65 * sizeof(int));
+	int fd, failed, i;
+	long ret;
+
+	ASSERT_TRUE(p && pages && want && st);
+	for (i = 0; i < 64; i += 2)
+		ASSERT_EQ(0, bind_node(p + i * PSZ, 2 * PSZ, 1));
+	for (i = 0; i <= 64; i++) {
+		want[i] = UNSET;
+		st[i] = UNSET;
+	}
+	/* Twice: the first moves the node 0 pages, the second moves none */
+	for (i = 0; i < 2; i++)
+		ASSERT_EQ(0, syscall(SYS_move_pages, 0, 64, pages, nodes, want,
+				     MPOL_MF_MOVE));
+	fd = fail_page_alloc_arm();
+	if (fd < 0)
+		SKIP(return, "no fail_page_alloc in this kernel");
+	ASSERT_EQ(1, write(fd, "1", 1));
+	ret = syscall(SYS_move_pages, 0, 64, pages, nodes, st, MPOL_MF_MOVE);
+	failed = fail_page_alloc_done(fd);
+	ASSERT_LE(0, failed);
+	if (!failed)
+		SKIP(return, "the move allocates no page");
+	EXPECT_EQ(0, ret);
+	EXPECT_EQ(0, memcmp(want, st, 65 * sizeof(*st)));
+	for (i = 0; i < 56; i++)
+		if (i < 40 || i >= 48)
+			EXPECT_EQ(1, st[i]) TH_LOG("entry %d", i);
+}
+
+/*
+ * A target node outside the task's cpuset: -EACCES at its entry, the
+ * statuses before it written, none after, and no page moved.
+ */
+TEST_F(move, outside_cpuset)
+{
+	const char *cg = "/sys/fs/cgroup/move_pages_stat";
+	char *p = mixed_region(), path[64], pid[16];
+	void **pages = page_array(p, 56, PSZ);
+	int *nodes = nodes_of(56, node_1), *before;
+	struct move m;
+	int i;
+
+	ASSERT_TRUE(p && pages && nodes);
+	mkdir("/sys/fs/cgroup", 0755);
+	mount("none", "/sys/fs/cgroup", "cgroup2", 0, NULL);
+	if (write_file("/sys/fs/cgroup/cgroup.subtree_control", "+cpuset"))
+		SKIP(return, "no cgroup v2 cpuset controller");
+	mkdir(cg, 0755);
+	snprintf(path, sizeof(path), "%s/cpuset.mems", cg);
+	ASSERT_EQ(0, write_file(path, "0"));
+	snprintf(path, sizeof(path), "%s/cgroup.procs", cg);
+	snprintf(pid, sizeof(pid), "%d", getpid());
+	ASSERT_EQ(0, write_file(path, pid));
+	before = query(_metadata, pages, 56);
+	/* Node 0 for the first 20, then node 1, which the cpuset denies */
+	for (i = 0; i < 20; i++)
+		nodes[i] = 0;
+	m = do_move(_metadata, "outside_cpuset", 0, pages, nodes, 56,
+		    MPOL_MF_MOVE);
+	write_file("/sys/fs/cgroup/cgroup.procs", pid);
+	rmdir(cg);
+	EXPECT_EQ(-EACCES, m.ret);
+	for (i = 0; i < 56; i++) {
+		EXPECT_EQ(i < 20 ? 0 : UNSET, m.st[i]) TH_LOG("entry %d", i);
+		EXPECT_EQ(before[i], m.after[i]) TH_LOG("page %d", i);
 	}
 }
 
