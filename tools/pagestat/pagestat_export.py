@@ -7,35 +7,73 @@ import os
 import re
 import shutil
 
-from pagestat_common import git, read
+from pagestat_common import Failure, git, read
 from pagestat_tree import has_diff
 
 
+# Where each commit goes: a backport of an upstream commit to the stable
+# trees, a fix (a Fixes: tag) to the mm fixes branch, the rest to mm.
+PARTS = ('stable', 'fixes', 'pagestat')
+
+
+def part_of(message):
+    if re.search(r'^commit [0-9a-f]{40} upstream\.$', message, re.M):
+        return 'stable'
+    if re.search(r'^Fixes: [0-9a-f]{12}', message, re.M):
+        return 'fixes'
+    return 'pagestat'
+
+
+def split_series(t, tip):
+    """The commits of base..@tip by part, in series order: a part that
+    comes back after a later one would not apply on its own."""
+    parts, seen = {p: [] for p in PARTS}, []
+    for c in git(['rev-list', '--reverse', 'base..' + tip],
+                 cwd=t.tree).split():
+        part = part_of(git(['log', '-1', '--format=%B', c], cwd=t.tree))
+        if seen and PARTS.index(part) < PARTS.index(seen[-1]):
+            raise Failure('patches/series: %s (%s) comes after a patch '
+                          'for %s' % (c[:12], part, seen[-1]))
+        seen.append(part)
+        parts[part].append(c)
+    return parts
+
+
 def export(t, outdir):
+    """Write each part of the series as mails to its own directory under
+    @outdir: the backports and the fixes, then the feature with the cover
+    letter, its prerequisites named by patch id.  Return the files in the
+    order they apply."""
     tip = t.update()
     outdir = os.path.abspath(outdir)
     shutil.rmtree(outdir, ignore_errors=True)
-    os.makedirs(outdir)
     cover = os.path.join(t.repo, 'patches', 'cover-letter')
     git(['config', 'branch.pagestat.description',
          read(cover) if os.path.exists(cover) else
          'mm: pagestat\n\n*** BLURB HERE ***\n'], cwd=t.base)
-    files = git(['format-patch', '-q', '--cover-letter',
-                 '--cover-from-description=subject', '--no-signature',
-                 '--base=base', '-o', outdir, 'base..' + tip],
-                cwd=t.tree).split()
-    # The cover letter is dated now; date it like the last patch so that
-    # the same inputs give the same bytes.
-    date = git(['log', '-1', '--format=%aD', tip], cwd=t.tree).strip()
-    covers = sorted(f for f in os.listdir(outdir) if f.startswith('0000-'))
-    for c in covers:
-        p = os.path.join(outdir, c)
-        text = read(p)
-        text = re.sub(r'^Date: .*$', 'Date: ' + date, text, count=1,
-                      flags=re.M)
-        with open(p, 'w') as f:
-            f.write(text)
-    return sorted(os.path.join(outdir, f) for f in os.listdir(outdir))
+    parts, files, start = split_series(t, tip), [], 'base'
+    for part in PARTS:
+        if not parts[part]:
+            continue
+        d = os.path.join(outdir, part)
+        os.makedirs(d)
+        end = parts[part][-1]
+        args = ['format-patch', '-q', '--no-signature', '--base=base',
+                '-o', d, '%s..%s' % (start, end)]
+        if part == 'pagestat':
+            args[2:2] = ['--cover-letter', '--cover-from-description=subject']
+        git(args, cwd=t.tree)
+        start = end
+        # The cover letter is dated now; date it like the last patch so
+        # that the same inputs give the same bytes.
+        date = git(['log', '-1', '--format=%aD', end], cwd=t.tree).strip()
+        for c in sorted(f for f in os.listdir(d) if f.startswith('0000-')):
+            text = re.sub(r'^Date: .*$', 'Date: ' + date, read(
+                os.path.join(d, c)), count=1, flags=re.M)
+            with open(os.path.join(d, c), 'w') as f:
+                f.write(text)
+        files += sorted(os.path.join(d, f) for f in os.listdir(d))
+    return files
 
 
 def verify_export(t, patches):
