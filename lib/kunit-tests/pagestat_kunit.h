@@ -14,9 +14,6 @@
  *  - pagestat_range: one case per kind of mapping, and edge cases;
  *  - pagestat_oracle: random layouts from fixed seeds, compared with the
  *    oracle page by page;
- *  - pagestat_chain: PTEs mapping physically consecutive pages, ascending,
- *    descending, PROT_NONE, in two interleaved lanes, broken, or between
- *    runs of empty entries;
  *  - pagestat_race: a kthread splits, collapses, zaps, mprotects and
  *    remaps THPs while the range is walked in a loop.
  *
@@ -219,11 +216,6 @@ struct pagestat_ctx {
 	struct pagestat_raw *fp0;
 	struct pagestat_raw *fp1;
 	unsigned long first_bad;
-	/* pagestat_chain: one status and one character per entry */
-	const int *chain_exp;
-	const char *chain_pat;
-	unsigned long chain_start;
-	unsigned long chain_nr;
 	/* statistics for kunit_info() */
 	unsigned long queries;
 	unsigned long pages;

@@ -1483,9 +1483,6 @@ static int pagestat_expect(const struct pagestat_ctx *ctx, unsigned long addr)
 	unsigned int i;
 	char c;
 
-	if (ctx->chain_exp && addr >= ctx->chain_start &&
-	    (addr - ctx->chain_start) >> PAGE_SHIFT < ctx->chain_nr)
-		return ctx->chain_exp[(addr - ctx->chain_start) >> PAGE_SHIFT];
 	for (i = 0; i < ctx->nr_segs; i++) {
 		if (addr >= ctx->segs[i].start && addr < ctx->segs[i].end) {
 			seg = &ctx->segs[i];
@@ -1520,14 +1517,8 @@ static int pagestat_expect(const struct pagestat_ctx *ctx, unsigned long addr)
 static const char *pagestat_describe(const struct pagestat_ctx *ctx,
 				     unsigned long addr, char *buf, size_t len)
 {
-	unsigned long j = (addr - ctx->chain_start) >> PAGE_SHIFT;
 	unsigned int i;
 
-	if (ctx->chain_pat && addr >= ctx->chain_start && j < ctx->chain_nr) {
-		snprintf(buf, len, "'%c' of chain entry %lu", ctx->chain_pat[j],
-			 j);
-		return buf;
-	}
 	for (i = 0; i < ctx->nr_segs; i++) {
 		const struct pagestat_seg *seg = &ctx->segs[i];
 

@@ -42,7 +42,7 @@ def iter_tests(suite):
 # pointer array past its 16th entry (fixed by patch 0001).  Reported as
 # an expected difference.
 STOCK_COMPAT_BUG = ('stat.arrays', 'stat.hugetlb_2m', 'stat.lengths',
-                    'stat.shared', 'stat.thp', 'stat.unaligned_status')
+                    'stat.shared', 'stat.thp')
 
 # Stock 6.12 reports -EBUSY for the address after the first of a huge page
 # that move_pages() moves (patch 2 fixes it): these fail on stock.
