@@ -58,13 +58,16 @@ PACKAGES = [
     ('coccinelle', 'cmd:spatch'),
     # spatch compiles the OCaml scripts of some .cocci files with ocamlopt
     ('ocaml-nox', 'cmd:ocamlopt'),
+    # The guest's real clients and the kernel's migration selftest
+    ('libhwloc-dev', 'file:/usr/include/hwloc.h'),
+    ('libnuma-dev', 'file:/usr/include/numa.h'),
 ]
 
 SOURCE_PACKAGE = ('linux-source-6.12', 'file:' + DEFAULT_TARBALL)
 
 # Programs every Debian system has (Essential: yes, or the interpreter that
 # runs the harness itself): never installed, never missing.
-ESSENTIAL_CMDS = {'cp', 'tar', 'python3'}
+ESSENTIAL_CMDS = {'cp', 'tar', 'python3', 'ldd'}
 
 
 class Failure(Exception):

@@ -16,8 +16,11 @@ from pagestat_build import build_kernel, make
 from pagestat_parse import console_splats, parse_guest_output, splat_summary
 
 
-# Userspace programs for the guest: name -> (source, extra gcc flags).
-# Sources are relative to the patched tree; missing ones are skipped.
+MM_TESTS = 'tools/testing/selftests/mm/'
+
+# Userspace programs for the guest: name -> (source or sources, extra gcc
+# flags).  Sources are relative to the patched tree; missing ones are
+# skipped.
 GUEST_PROGS = {
     'init': ('tools/pagestat/guest/init.c', []),
     'smoke': ('tools/pagestat/guest/smoke.c', []),
@@ -30,7 +33,24 @@ GUEST_PROGS = {
         'tools/testing/selftests/mm/pagemap_scan_walk_end.c', []),
     'vamap_test': ('tools/pagestat/guest/vamap_test.c', []),
     'vamap_bench': ('tools/pagestat/guest/vamap_bench.c', []),
+    # hwloc, a real client of the status query (Debian's libhwloc)
+    'hwloc_test': ('tools/pagestat/guest/hwloc_test.c', ['-lhwloc']),
+    # The kernel's own selftests of what the series changes, from the
+    # tree's sources with what tools/testing/selftests/mm/Makefile adds
+    'migration': ((MM_TESTS + 'migration.c', MM_TESTS + 'vm_util.c',
+                   MM_TESTS + 'thp_settings.c'),
+                  ['-D_GNU_SOURCE', '-lnuma', '-lrt', '-lm']),
+    'pagemap_ioctl': ((MM_TESTS + 'pagemap_ioctl.c', MM_TESTS + 'vm_util.c',
+                       MM_TESTS + 'thp_settings.c'),
+                      ['-D_GNU_SOURCE', '-lrt', '-lm']),
 }
+
+# Upstream's own code, built as upstream builds it: without -Werror.
+KERNEL_SELFTESTS = ('migration', 'pagemap_ioctl')
+
+# Linked against shared libraries, which the initramfs then carries:
+# Debian's libhwloc.a needs a static libudev, which Debian does not ship.
+DYNAMIC_PROGS = ('hwloc_test',)
 
 
 def build_guest_progs(t):
@@ -42,38 +62,70 @@ def build_guest_progs(t):
     make(t, 'headers', t.tree, hdrs, ['headers'])
     m32 = ['-idirafter', os.path.join(hdrs, 'usr', 'include')]
     built = {}
-    for name, (src, flags) in sorted(GUEST_PROGS.items()):
+    for name, (srcs, flags) in sorted(GUEST_PROGS.items()):
+        srcs = (srcs,) if isinstance(srcs, str) else srcs
         # The harness's own programs are not in the tree.
-        root = REPO if src.startswith('tools/pagestat/') else t.tree
-        path = os.path.join(root, src)
-        if not os.path.exists(path):
+        paths = [os.path.join(REPO if src.startswith('tools/pagestat/')
+                              else t.tree, src) for src in srcs]
+        if not all(os.path.exists(p) for p in paths):
             continue
         binary = os.path.join(out, name)
-        # As the selftests Makefile: the tree's top for <lib/...> headers.
-        cmd = ['gcc', '-static', '-O2', '-Wall', '-Werror', '-pthread',
-               '-I', t.tree,
-               '-I', os.path.join(t.tree, 'tools', 'testing', 'selftests'),
-               '-o', binary, path] + flags + (m32 if '-m32' in flags
-                                              else [])
-        with open(path, 'rb') as f:
-            key = hashlib.sha1(' '.join(cmd).encode() + f.read()).hexdigest()
+        # As the selftests Makefile: the tree's top for <lib/...> headers,
+        # the kernel's selftests its uapi headers (KHDR_INCLUDES).
+        cmd = (['gcc'] + ([] if name in DYNAMIC_PROGS else ['-static']) +
+               ['-O2', '-Wall'] +
+               ([] if name in KERNEL_SELFTESTS else ['-Werror']) +
+               ['-pthread', '-I', t.tree,
+                '-I', os.path.join(t.tree, 'tools', 'testing', 'selftests')] +
+               (['-isystem', os.path.join(hdrs, 'usr', 'include')]
+                if name in KERNEL_SELFTESTS else []) +
+               ['-o', binary] + paths + flags +
+               (m32 if '-m32' in flags else []))
+        h = hashlib.sha1(' '.join(cmd).encode())
+        for path in paths:
+            with open(path, 'rb') as f:
+                h.update(f.read())
+        key = h.hexdigest()
         stampf = binary + '.key'
         if not (os.path.exists(binary) and holds(stampf, key)):
-            run(cmd, what='gcc %s' % src)
+            run(cmd, what='gcc %s' % ' '.join(srcs))
             write(stampf, key)
         built[name] = binary
     return built
 
 
-def initramfs_spec(progs):
-    """usr/gen_init_cpio's list for the guest: directories, the console
-    and the programs, /init the first."""
-    lines = ['dir /%s 0755 0 0' % d for d in ('bin', 'dev', 'proc', 'sys',
-                                              'tmp')]
+def shared_libs(progs):
+    """The shared libraries and loader that the dynamic programs of
+    @progs load, as ldd names them."""
+    libs = set()
+    for name in DYNAMIC_PROGS:
+        if name not in progs:
+            continue
+        p = subprocess.run(['ldd', progs[name]], capture_output=True,
+                           text=True)
+        if p.returncode:
+            raise Failure('ldd %s failed: %s' % (progs[name], p.stderr))
+        libs.update(re.findall(r'(/\S+) \(0x', p.stdout))
+    return sorted(libs)
+
+
+def initramfs_spec(progs, libs=()):
+    """usr/gen_init_cpio's list for the guest: directories, the console,
+    the programs, /init the first, and the shared libraries @libs at the
+    paths the loader looks for them, from the files they link to here."""
+    dirs = ['/bin', '/dev', '/proc', '/sys', '/tmp']
+    for lib in libs:
+        d = os.path.dirname(lib)
+        while d != '/' and d not in dirs:
+            dirs.append(d)
+            d = os.path.dirname(d)
+    lines = ['dir %s 0755 0 0' % d for d in sorted(dirs)]
     lines.append('nod /dev/console 0600 0 0 c 5 1')
     for name, path in sorted(progs.items()):
         dest = '/init' if name == 'init' else '/bin/' + name
         lines.append('file %s %s 0755 0 0' % (dest, path))
+    for lib in libs:
+        lines.append('file %s %s 0755 0 0' % (lib, os.path.realpath(lib)))
     return ''.join(ln + '\n' for ln in lines)
 
 
@@ -89,7 +141,7 @@ def make_initramfs(t, progs):
         run(['gcc', '-O2', '-o', tool, src], what='gcc usr/gen_init_cpio.c')
         write(tool + '.key', key)
     spec = os.path.join(d, 'initramfs.list')
-    write(spec, initramfs_spec(progs))
+    write(spec, initramfs_spec(progs, shared_libs(progs)))
     path = os.path.join(d, 'initramfs.cpio')
     with open(path, 'wb') as f:
         p = subprocess.run([tool, '-t', '0', spec], stdout=f,

@@ -181,6 +181,26 @@ def parse_tap(lines):
     return results, dumps
 
 
+def parse_ksft(lines):
+    """Per-case results of a kselftest program, kselftest.h's or
+    kselftest_harness.h's: {number and name: 'pass'|'fail'|'skip'}, the
+    name of a skip being its reason."""
+    results = {}
+    for ln in lines:
+        m = re.match(r'(not ok|ok) (\d+) (.*?)\s*$', ln)
+        if not m:
+            continue
+        num, rest = m.group(2), m.group(3)
+        skip = re.match(r'(.*?)\s*# SKIP\s*(.*)$', rest)
+        if skip:
+            name = ' '.join(x for x in skip.groups() if x)
+        else:
+            name = re.sub(r'\s*#.*$', '', rest)
+        results['%s %s' % (num, name)] = ('fail' if m.group(1) == 'not ok'
+                                         else 'skip' if skip else 'pass')
+    return results
+
+
 def decode_dump(text):
     """The statuses of a dump line: '0x3 [0 -2]x2 1' -> [0,0,0,0,-2,0,-2,1]."""
     out = []

@@ -16,17 +16,23 @@ from pagestat_common import Failure
 NODE_MB = 5120
 
 
-def qemu_numa(node0_mb=NODE_MB, node1_mb=NODE_MB):
-    """Two NUMA nodes of the given sizes, one CPU each."""
+def qemu_numa(node0_mb=NODE_MB, node1_mb=NODE_MB, cpus=2):
+    """Two NUMA nodes of the given sizes: CPU 0 on node 0, the other
+    @cpus - 1 on node 1."""
     return ['-m', str(node0_mb + node1_mb),
-            '-smp', '2,sockets=2,cores=1,threads=1',
+            '-smp', '%d,sockets=%d,cores=1,threads=1' % (cpus, cpus),
             '-object', 'memory-backend-ram,id=m0,size=%dM' % node0_mb,
             '-object', 'memory-backend-ram,id=m1,size=%dM' % node1_mb,
             '-numa', 'node,nodeid=0,cpus=0,memdev=m0',
-            '-numa', 'node,nodeid=1,cpus=1,memdev=m1']
+            '-numa', 'node,nodeid=1,cpus=%s,memdev=m1' % (
+                '1' if cpus == 2 else '1-%d' % (cpus - 1))]
 
 
 QEMU_NUMA = qemu_numa()
+
+# The kernel's migration selftest moves pages under numa_num_task_cpus() - 1
+# threads that touch them, at least two: three CPUs, over both nodes.
+SELFTEST_NUMA = qemu_numa(cpus=3)
 
 KERNEL_ARGS = ['hugepagesz=1G', 'hugepages=0:1,1:1',
                'hugepagesz=2M', 'hugepages=0:8,1:8',
@@ -44,7 +50,7 @@ KUNIT_NUMA = qemu_numa(node0_mb=NODE_MB + 2048)
 # DEBUG_PAGEALLOC unmaps every page it frees) and its 1 GiB hugetlb pages:
 # with two nodes of 3 GiB and a 1 GiB page each it booted in 19 s, with
 # 2 GiB and no 1 GiB pages in 6 s.  The 1 GiB tests skip there.
-DEBUG_NUMA = qemu_numa(2048, 2048)
+DEBUG_NUMA = qemu_numa(2048, 2048, cpus=3)
 
 DEBUG_KERNEL_ARGS = [a for a in KERNEL_ARGS
                      if a not in ('hugepagesz=1G', 'hugepages=0:1,1:1')]

@@ -7,13 +7,16 @@ must agree on.
 import functools
 import io
 import os
+import threading
 import unittest
 
 from pagestat_common import Failure, Phase, TOOLDIR, say
-from pagestat_qemu import BENCH_KERNEL_ARGS, DEBUG_KERNEL_ARGS, DEBUG_NUMA
+from pagestat_qemu import (
+    BENCH_KERNEL_ARGS, DEBUG_KERNEL_ARGS, DEBUG_NUMA, SELFTEST_NUMA)
 from pagestat_build import DEBUG_FLAVORS, FLAVORS
 from pagestat_parse import (
-    decode_dump, parse_bench, parse_checks, parse_tap, split_runs)
+    decode_dump, parse_bench, parse_checks, parse_ksft, parse_tap,
+    split_runs)
 from pagestat_guest import guest_run, guest_setup
 from pagestat_bench import BENCH_CASES
 
@@ -131,6 +134,99 @@ def record_tap(results, label, res, log):
                            'log: %s' % log)
 
 
+# The kernel's own selftests of what the series changes, as (program,
+# guest NUMA layout): migration wants three CPUs over two nodes.
+KERNEL_TESTS = (('migration', SELFTEST_NUMA), ('pagemap_ioctl', None))
+
+
+class Pairs:
+    """What each kernel of a pair gave, met from two jobs: the one that
+    completes a pair compares it."""
+
+    def __init__(self):
+        self.got, self.lock = {}, threading.Lock()
+
+    def put(self, what, flavor, value):
+        """Store @flavor's @value of @what; return both kernels' values
+        (stock first) once the pair is complete, else None."""
+        base = flavor.replace('-debug', '')
+        other = (flavor.replace(base, 'patched' if base == 'stock'
+                                else 'stock'))
+        with self.lock:
+            self.got[(what, flavor)] = value
+            if (what, other) not in self.got:
+                return None
+            pair = (value, self.got[(what, other)])
+        return pair if base == 'stock' else pair[::-1]
+
+
+PAIRS = Pairs()
+
+
+def compare_cases(results, what, a, b):
+    """Two kernels' per-case results must be the same, case by case."""
+    diffs = ['%s: %s against %s' % (n, a.get(n, 'absent'), b.get(n, 'absent'))
+             for n in sorted(set(a) | set(b)) if a.get(n) != b.get(n)]
+    results.record(what, not diffs and bool(a), '\n'.join(diffs[:20]))
+
+
+def kernel_test_results(t, results, flavor, prog, lines):
+    """Count a kernel selftest's cases on @flavor; a run that executes no
+    case, or skips every one, fails with the reason.  Its results."""
+    res = parse_ksft(lines)
+    skipped = [n for n, r in res.items() if r == 'skip']
+    results.record('%s on %s: cases executed' % (prog, flavor),
+                   bool(res) and len(skipped) < len(res),
+                   ('skipped every case, the first: %s' % skipped[0]
+                    if res else 'no case ran') +
+                   '; last lines:\n' + '\n'.join(lines[-15:]))
+    record_tap(results, flavor, res, t.logs)
+    pair = PAIRS.put(prog, flavor, res)
+    if pair:
+        compare_cases(results, '%s: %s and %s give the same per-case '
+                      'results' % (prog, flavor.replace('patched', 'stock'),
+                                   flavor.replace('stock', 'patched')),
+                      *pair)
+    return res
+
+
+def hwloc_results(results, flavor, status, body):
+    """hwloc_test on @flavor ran to the end; its layouts must be the other
+    kernel's."""
+    layouts = [ln for ln in body if ln.startswith(('layout ', 'skip '))]
+    results.record('hwloc on %s' % flavor, status == 0 and any(
+        ln.startswith('layout ') for ln in layouts), '\n'.join(body[-20:]))
+    pair = PAIRS.put('hwloc', flavor, layouts)
+    if pair:
+        results.record('hwloc: %s and %s give the same nodesets and '
+                       'statuses' % (flavor.replace('patched', 'stock'),
+                                     flavor.replace('stock', 'patched')),
+                       pair[0] == pair[1] and bool(pair[0]),
+                       'stock:\n%s\npatched:\n%s' % ('\n'.join(pair[0]),
+                                                   '\n'.join(pair[1])))
+
+
+def client_runs(t, results, kernels, initrd, progs):
+    """hwloc's memory location query and the kernel's own selftests on
+    the boot kernels, stock against patched."""
+    for flavor in ('stock', 'patched'):
+        if 'hwloc_test' in progs:
+            got = guest_run(t, results, 'hwloc on %s' % flavor, flavor,
+                            kernels[flavor], initrd, ['/bin/hwloc_test'],
+                            timeout=600)
+            if got:
+                hwloc_results(results, flavor, *got)
+        for prog, numa in KERNEL_TESTS:
+            if prog not in progs:
+                continue
+            kw = {'numa': numa} if numa else {}
+            got = guest_run(t, results, '%s on %s' % (prog, flavor), flavor,
+                            kernels[flavor], initrd, ['/bin/' + prog],
+                            timeout=1800, **kw)
+            if got:
+                kernel_test_results(t, results, flavor, prog, got[1])
+
+
 def selftest_run(t, results, kernels, initrd, flavor, prog, label,
                  timeout=900):
     """Run selftest @prog on @flavor and count its results; its dumps."""
@@ -192,7 +288,8 @@ def debug_runs(t, results, kernels, initrd, progs, flavors=DEBUG_FLAVORS):
     console fails the run."""
     # One boot per kernel: a debug kernel takes over a minute to boot
     want = [p for p in ('move_pages_stat', 'move_pages_stat_32',
-                        'pagemap_scan_walk_end') if p in progs]
+                        'pagemap_scan_walk_end', 'hwloc_test') +
+            tuple(k for k, _ in KERNEL_TESTS) if p in progs]
     argv = []
     for p in want:
         argv += ([';'] if argv else []) + ['/bin/' + p]
@@ -206,9 +303,14 @@ def debug_runs(t, results, kernels, initrd, progs, flavors=DEBUG_FLAVORS):
             continue
         runs = split_runs(got[1])
         for p in want:
-            bits = '32-bit' if p.endswith('_32') else '64-bit'
-            count_tap(t, results, '%s %s' % (flavor, bits), p,
-                      runs.get('/bin/' + p, (None, []))[1])
+            status, lines = runs.get('/bin/' + p, (None, []))
+            if p == 'hwloc_test':
+                hwloc_results(results, flavor, status, lines)
+            elif p in dict(KERNEL_TESTS):
+                kernel_test_results(t, results, flavor, p, lines)
+            else:
+                bits = '32-bit' if p.endswith('_32') else '64-bit'
+                count_tap(t, results, '%s %s' % (flavor, bits), p, lines)
 
 
 def vamap_tests(t, results, kernels, initrd, progs):
@@ -258,6 +360,7 @@ def boot_runs(t, results, kernels, initrd, progs):
                            '\n'.join(outs['patched'])))
     selftest_runs(t, results, kernels, initrd, progs)
     pagemap_runs(t, results, kernels, initrd, progs)
+    client_runs(t, results, kernels, initrd, progs)
 
 
 def bench_runs(t, results, kernels, initrd, progs):

@@ -62,6 +62,14 @@ class InitramfsTest(unittest.TestCase):
                         lines.index('file /bin/smoke /g/smoke 0755 0 0'))
         self.assertTrue(spec.endswith('\n'))
 
+    def test_initramfs_libs(self):
+        lib = '/lib64/ld-linux-x86-64.so.2'
+        lines = initramfs_spec({'init': '/g/init'}, [lib]).splitlines()
+        self.assertIn('file %s %s 0755 0 0' % (lib, os.path.realpath(lib)),
+                      lines)
+        self.assertLess(lines.index('dir /lib64 0755 0 0'),
+                        lines.index('nod /dev/console 0600 0 0 c 5 1'))
+
 
 class ConsoleTest(unittest.TestCase):
     def check(self, text):

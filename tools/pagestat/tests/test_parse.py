@@ -10,7 +10,7 @@ import harness_util  # noqa: F401 (the modules' path)
 from pagestat_common import Results
 from pagestat_parse import (
     console_splats, decode_dump, parse_guest_output, parse_kunit_json,
-    parse_tap, split_runs)
+    parse_ksft, parse_tap, split_runs)
 from pagestat_test import compare_dumps, first_difference
 
 
@@ -61,6 +61,21 @@ class KunitJsonTest(unittest.TestCase):
         with contextlib.redirect_stdout(io.StringIO()):
             r.record('x', False)
         self.assertEqual(r.line(), '3 passed, 1 failed, 1 skipped')
+
+
+class KsftTest(unittest.TestCase):
+    def test_both_formats(self):
+        lines = ['TAP version 13', '1..4', '# Starting 2 tests',
+                 'ok 1 migration.private_anon',
+                 'ok 2 migration.shared_anon # SKIP Not enough threads',
+                 'ok 3 # SKIP hugetlb pages not available',
+                 'not ok 4 sanity_tests_sd wrong flag specified',
+                 '# Totals: pass:1 fail:1 xfail:0 xpass:0 skip:2 error:0']
+        self.assertEqual(parse_ksft(lines), {
+            '1 migration.private_anon': 'pass',
+            '2 migration.shared_anon Not enough threads': 'skip',
+            '3 hugetlb pages not available': 'skip',
+            '4 sanity_tests_sd wrong flag specified': 'fail'})
 
 
 class TapTest(unittest.TestCase):

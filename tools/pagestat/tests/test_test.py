@@ -10,7 +10,7 @@ import unittest
 import harness_util  # noqa: F401 (the modules' path)
 from pagestat_common import Failure, Results
 from pagestat_test import (
-    STOCK_COMPAT_BUG, STOCK_MOVE_EBUSY, STOCK_WALK_END, expected_on,
+    STOCK_COMPAT_BUG, STOCK_MOVE_EBUSY, STOCK_WALK_END, Pairs, expected_on,
     run_jobs)
 
 
@@ -55,6 +55,15 @@ class JobsTest(unittest.TestCase):
         self.assertEqual(sorted(done), [0, 1, 3, 4, 5])
         self.assertEqual([n for n, _ in results.failures], ['job 2'])
         self.assertEqual(jobs, [])
+
+
+class PairsTest(unittest.TestCase):
+    def test_pair(self):
+        p = Pairs()
+        self.assertIsNone(p.put('x', 'patched-debug', 2))
+        self.assertIsNone(p.put('x', 'stock', 3))
+        self.assertEqual(p.put('x', 'stock-debug', 1), (1, 2))
+        self.assertEqual(p.put('x', 'patched', 4), (3, 4))
 
 
 if __name__ == '__main__':
