@@ -39,10 +39,10 @@ GUEST_PROGS = {
     # tree's sources with what tools/testing/selftests/mm/Makefile adds
     'migration': ((MM_TESTS + 'migration.c', MM_TESTS + 'vm_util.c',
                    MM_TESTS + 'thp_settings.c'),
-                  ['-D_GNU_SOURCE', '-lnuma', '-lrt', '-lm']),
+                  ['-lnuma', '-lrt', '-lm']),
     'pagemap_ioctl': ((MM_TESTS + 'pagemap_ioctl.c', MM_TESTS + 'vm_util.c',
                        MM_TESTS + 'thp_settings.c'),
-                      ['-D_GNU_SOURCE', '-lrt', '-lm']),
+                      ['-lrt', '-lm']),
 }
 
 # Upstream's own code, built as upstream builds it: without -Werror.
@@ -77,7 +77,8 @@ def build_guest_progs(t):
                ([] if name in KERNEL_SELFTESTS else ['-Werror']) +
                ['-pthread', '-I', t.tree,
                 '-I', os.path.join(t.tree, 'tools', 'testing', 'selftests')] +
-               (['-isystem', os.path.join(hdrs, 'usr', 'include')]
+               (['-isystem', os.path.join(hdrs, 'usr', 'include'),
+                 '-isystem', os.path.join(t.tree, 'tools', 'include', 'uapi')]
                 if name in KERNEL_SELFTESTS else []) +
                ['-o', binary] + paths + flags +
                (m32 if '-m32' in flags else []))
