@@ -29,8 +29,6 @@ GUEST_PROGS = {
     'move_pages_stat_32': ('tools/testing/selftests/mm/move_pages_stat.c',
                            ['-m32']),
     'numa_vamap': ('tools/mm/numa_vamap.c', []),
-    'pagemap_scan_walk_end': (
-        'tools/testing/selftests/mm/pagemap_scan_walk_end.c', []),
     'vamap_test': ('tools/pagestat/guest/vamap_test.c', []),
     'vamap_bench': ('tools/pagestat/guest/vamap_bench.c', []),
     # hwloc, a real client of the status query (Debian's libhwloc)

@@ -56,8 +56,10 @@ STOCK_MOVE_EBUSY = ('stat.move_thp', 'stat.move_hugetlb_2m', 'move.to_node_1',
 EBUSY = -16
 
 # Stock 6.12's PAGEMAP_SCAN leaves walk_end where its buffer first filled
-# after a walk that ran to the end (patch 3 fixes it).
-STOCK_WALK_END = ('walk_end.all_regions', 'walk_end.resume')
+# after a walk that ran to the end (patch 3 fixes it, and adds these cases
+# to the kernel's pagemap_ioctl selftest).
+STOCK_WALK_END = ('walk_end_tests all regions, walk_end at the end',
+                  'walk_end_tests resumed at walk_end, each region once')
 
 
 def expected_on(label):
@@ -120,14 +122,16 @@ def record_tap(results, label, res, log):
     """Count a run's TAP results, its known failures as expected."""
     expected = expected_on(label)
     for test, r in sorted(res.items()):
+        # A kselftest.h case is named by its number and its message
+        name = test if test in expected else test.split(' ', 1)[-1]
         if r == 'skip':
             results.add(0, 0, 1)
-        elif test in expected:
+        elif name in expected:
             say('%s: %s %s' % (label, test, 'fails: %s (expected '
-                               'difference)' % expected[test]
+                               'difference)' % expected[name]
                                if r == 'fail' else 'passes, though '
                                'it meets %s (the bug went unseen)'
-                               % expected[test]))
+                               % expected[name]))
             results.add(1, 0)
         else:
             results.record('selftest %s: %s' % (label, test), r == 'pass',
@@ -164,9 +168,12 @@ PAIRS = Pairs()
 
 
 def compare_cases(results, what, a, b):
-    """Two kernels' per-case results must be the same, case by case."""
+    """Two kernels' per-case results must be the same, case by case, but
+    for the cases stock 6.12 fails by a bug the series fixes."""
+    known = expected_on('stock')
     diffs = ['%s: %s against %s' % (n, a.get(n, 'absent'), b.get(n, 'absent'))
-             for n in sorted(set(a) | set(b)) if a.get(n) != b.get(n)]
+             for n in sorted(set(a) | set(b)) if a.get(n) != b.get(n) and
+             n.split(' ', 1)[-1] not in known]
     results.record(what, not diffs and bool(a), '\n'.join(diffs[:20]))
 
 
@@ -249,14 +256,6 @@ def count_tap(t, results, label, prog, lines):
     return dumps
 
 
-def pagemap_runs(t, results, kernels, initrd, progs):
-    """Run the PAGEMAP_SCAN walk_end selftest on both kernels."""
-    if 'pagemap_scan_walk_end' in progs:
-        for flavor in ('stock', 'patched'):
-            selftest_run(t, results, kernels, initrd, flavor,
-                         'pagemap_scan_walk_end', '%s 64-bit' % flavor)
-
-
 def selftest_runs(t, results, kernels, initrd, progs):
     """Run the move_pages selftest, 64- and 32-bit, on both kernels."""
     runs = {}
@@ -288,7 +287,7 @@ def debug_runs(t, results, kernels, initrd, progs, flavors=DEBUG_FLAVORS):
     console fails the run."""
     # One boot per kernel: a debug kernel takes over a minute to boot
     want = [p for p in ('move_pages_stat', 'move_pages_stat_32',
-                        'pagemap_scan_walk_end', 'hwloc_test') +
+                        'hwloc_test') +
             tuple(k for k, _ in KERNEL_TESTS) if p in progs]
     argv = []
     for p in want:
@@ -359,7 +358,6 @@ def boot_runs(t, results, kernels, initrd, progs):
                            '\n'.join(outs['stock']),
                            '\n'.join(outs['patched'])))
     selftest_runs(t, results, kernels, initrd, progs)
-    pagemap_runs(t, results, kernels, initrd, progs)
     client_runs(t, results, kernels, initrd, progs)
 
 

@@ -10,8 +10,8 @@ import unittest
 import harness_util  # noqa: F401 (the modules' path)
 from pagestat_common import Failure, Results
 from pagestat_test import (
-    STOCK_COMPAT_BUG, STOCK_MOVE_EBUSY, STOCK_WALK_END, Pairs, expected_on,
-    run_jobs)
+    STOCK_COMPAT_BUG, STOCK_MOVE_EBUSY, STOCK_WALK_END, Pairs, compare_cases,
+    expected_on, run_jobs)
 
 
 class ExpectedTest(unittest.TestCase):
@@ -24,8 +24,8 @@ class ExpectedTest(unittest.TestCase):
         for t in STOCK_MOVE_EBUSY + STOCK_COMPAT_BUG:
             self.assertIn(t, both)
         self.assertIn('-EBUSY', both['stat.move_thp'])
-        self.assertIn('walk_end', both['walk_end.resume'])
-        self.assertNotIn('walk_end.resume', expected_on('patched 64-bit'))
+        self.assertIn('walk_end', both[STOCK_WALK_END[1]])
+        self.assertNotIn(STOCK_WALK_END[1], expected_on('patched 64-bit'))
         self.assertIn('compat', both['stat.thp'])
 
     def test_debug_kernels(self):
@@ -55,6 +55,18 @@ class JobsTest(unittest.TestCase):
         self.assertEqual(sorted(done), [0, 1, 3, 4, 5])
         self.assertEqual([n for n, _ in results.failures], ['job 2'])
         self.assertEqual(jobs, [])
+
+
+class CompareCasesTest(unittest.TestCase):
+    def test_known_difference(self):
+        r = Results()
+        with contextlib.redirect_stdout(io.StringIO()):
+            compare_cases(r, 'x', {'1 a': 'pass', '116 %s' % STOCK_WALK_END[0]:
+                                   'fail'},
+                          {'1 a': 'pass', '116 %s' % STOCK_WALK_END[0]:
+                           'pass'})
+            compare_cases(r, 'y', {'1 a': 'pass'}, {'1 a': 'fail'})
+        self.assertEqual((r.passed, r.failed), (1, 1))
 
 
 class PairsTest(unittest.TestCase):
