@@ -378,15 +378,36 @@ def bench_runs(t, results, kernels, initrd, progs):
                            not fails, '\n'.join(got[1]))
 
 
-def guest_jobs(t, results):
+# What each tier of test runs beyond the harness's own tests, checkpatch,
+# kernel-doc, the W=1 build of the touched objects, x86-64 KUnit and the
+# guest runs of the boot kernels.
+TIERS = {
+    'quick': (),
+    'full': ('robot builds and coccicheck', 'arm64 KUnit',
+             'the debug kernels'),
+}
+
+
+def tier_says(full):
+    """The line that starts a run of test: which tier, and what it
+    leaves out."""
+    if full:
+        return ('test --full: everything, with %s'
+                % ', '.join(TIERS['full']))
+    return ('test (quick tier): without %s; `test --full` runs them'
+            % ', '.join(TIERS['full']))
+
+
+def guest_jobs(t, results, full=True):
     """The guest runs of test, as jobs that need no other: each debug
-    kernel's (the longest), the boot kernels', numa_vamap's and the
-    benchmark's, longest first."""
-    kernels, progs, initrd = guest_setup(t, FLAVORS + DEBUG_FLAVORS)
+    kernel's (the longest, @full only), the boot kernels', numa_vamap's and
+    the benchmark's, longest first."""
+    debug = DEBUG_FLAVORS if full else ()
+    kernels, progs, initrd = guest_setup(t, FLAVORS + debug)
     a = (t, results, kernels, initrd, progs)
     return ([('selftests on ' + f, functools.partial(debug_runs, *a,
                                                       flavors=(f,)))
-             for f in DEBUG_FLAVORS] +
+             for f in debug] +
             [('boot kernel runs', functools.partial(boot_runs, *a)),
              ('numa_vamap', functools.partial(vamap_tests, *a)),
              ('move_pages_bench', functools.partial(bench_runs, *a))])

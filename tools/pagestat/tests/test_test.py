@@ -11,7 +11,8 @@ import harness_util  # noqa: F401 (the modules' path)
 from pagestat_common import Failure, Results
 from pagestat_test import (
     STOCK_COMPAT_BUG, STOCK_MOVE_EBUSY, STOCK_WALK_END, Pairs, compare_cases,
-    expected_on, run_jobs)
+    expected_on, guest_jobs, run_jobs, tier_says)
+import pagestat_test
 
 
 class ExpectedTest(unittest.TestCase):
@@ -67,6 +68,37 @@ class CompareCasesTest(unittest.TestCase):
                            'pass'})
             compare_cases(r, 'y', {'1 a': 'pass'}, {'1 a': 'fail'})
         self.assertEqual((r.passed, r.failed), (1, 1))
+
+
+class TierTest(unittest.TestCase):
+    def jobs(self, full):
+        seen = []
+
+        def setup(t, flavors):
+            seen.extend(flavors)
+            return {}, {}, ''
+        saved = pagestat_test.guest_setup
+        pagestat_test.guest_setup = setup
+        try:
+            names = [n for n, _ in guest_jobs(None, Results(), full=full)]
+        finally:
+            pagestat_test.guest_setup = saved
+        return names, seen
+
+    def test_quick(self):
+        names, flavors = self.jobs(False)
+        self.assertEqual(flavors, ['stock', 'patched'])
+        self.assertFalse([n for n in names if 'debug' in n])
+        self.assertIn('boot kernel runs', names)
+        self.assertIn('quick tier', tier_says(False))
+        self.assertIn('--full', tier_says(False))
+
+    def test_full(self):
+        names, flavors = self.jobs(True)
+        self.assertEqual(flavors, ['stock', 'patched', 'stock-debug',
+                                   'patched-debug'])
+        self.assertIn('selftests on patched-debug', names)
+        self.assertIn('test --full', tier_says(True))
 
 
 class PairsTest(unittest.TestCase):
