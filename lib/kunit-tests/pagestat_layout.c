@@ -734,7 +734,7 @@ static enum pagestat_verdict pagestat_build_thp(struct pagestat_ctx *ctx,
 	unsigned long addr;
 	unsigned long size = 1UL << seg->shift;
 	unsigned int order = seg->shift - PAGE_SHIFT;
-	bool mthp = seg->shift < PMD_SHIFT;
+	bool mthp = seg->shift < PMD_SHIFT, was_set = false;
 	enum pagestat_verdict v = PAGESTAT_OK;
 	struct pagestat_fw f;
 	int ret;
@@ -743,8 +743,14 @@ static enum pagestat_verdict pagestat_build_thp(struct pagestat_ctx *ctx,
 	v = pagestat_mmap_anon(ctx, seg, MADV_HUGEPAGE, "THP");
 	if (v != PAGESTAT_OK)
 		return v;
+	/*
+	 * As writing "madvise" to hugepages-<size>/enabled would, but the
+	 * sysfs lock is static to mm/huge_memory.c: the bit is set with an
+	 * atomic op and put back as it was, nothing else in a KUnit kernel
+	 * writing it meanwhile.
+	 */
 	if (mthp)
-		set_bit(order, &huge_anon_orders_madvise);
+		was_set = test_and_set_bit(order, &huge_anon_orders_madvise);
 	for (addr = seg->start; addr < seg->end && v == PAGESTAT_OK;
 	     addr += size) {
 		char c = pagestat_char(seg, addr);
@@ -773,7 +779,7 @@ static enum pagestat_verdict pagestat_build_thp(struct pagestat_ctx *ctx,
 					     "THP allocation on node %d fell back to small pages at %#lx",
 					     pagestat_node(ctx, c), addr);
 	}
-	if (mthp)
+	if (mthp && !was_set)
 		clear_bit(order, &huge_anon_orders_madvise);
 	return v;
 }
