@@ -775,6 +775,7 @@ TEST_F_TIMEOUT(stat, lengths, 600)
 		munmap(p, len);
 	}
 }
+
 /*
  * Device-private pages (lib/test_hmm.c, CONFIG_TEST_HMM): pages 4-11 of
  * 16 written pages are migrated to the dmirror device.  Their PTEs then
