@@ -140,7 +140,10 @@ def record_tap(results, label, res, log):
 
 # The kernel's own selftests of what the series changes, as (program,
 # guest NUMA layout): migration wants three CPUs over two nodes.
-KERNEL_TESTS = (('migration', SELFTEST_NUMA), ('pagemap_ioctl', None))
+# pagemap_ioctl is built but not run yet: it needs PTE_MARKER_UFFD_WP
+# (userfaultfd write protection) in the guests' kernels, which they lack,
+# and without it exits at once with a pass.
+KERNEL_TESTS = (('migration', SELFTEST_NUMA),)
 
 
 class Pairs:
@@ -182,11 +185,11 @@ def kernel_test_results(t, results, flavor, prog, lines):
     case, or skips every one, fails with the reason.  Its results."""
     res = parse_ksft(lines)
     skipped = [n for n, r in res.items() if r == 'skip']
+    why = ('skipped every case, the first: %s' % skipped[0] if skipped
+           else 'no case ran')
     results.record('%s on %s: cases executed' % (prog, flavor),
                    bool(res) and len(skipped) < len(res),
-                   ('skipped every case, the first: %s' % skipped[0]
-                    if res else 'no case ran') +
-                   '; last lines:\n' + '\n'.join(lines[-15:]))
+                   why + '; last lines:\n' + '\n'.join(lines[-15:]))
     record_tap(results, flavor, res, t.logs)
     pair = PAIRS.put(prog, flavor, res)
     if pair:

@@ -97,6 +97,15 @@ static int report(const char *name, char *p, size_t len)
 	for (i = 0; i < n; i = j) {
 		for (j = i + 1; j < n && st[j] == st[i]; j++)
 			;
+		/* Alternating pairs as one: "[0 1]x2048" */
+		if (j == i + 1 && i + 3 < n && st[i + 2] == st[i] &&
+		    st[i + 3] == st[i + 1]) {
+			for (j = i + 2; j + 1 < n && st[j] == st[i] &&
+			     st[j + 1] == st[i + 1]; j += 2)
+				;
+			printf(" [%d %d]x%lu", st[i], st[i + 1], (j - i) / 2);
+			continue;
+		}
 		printf(" %dx%lu", st[i], j - i);
 	}
 	printf("\n");

@@ -1465,7 +1465,8 @@ TEST_F(move, page_alloc_fails)
 
 	ASSERT_TRUE(p && pages && want && st);
 	for (i = 0; i < 64; i += 2)
-		ASSERT_EQ(0, bind_node(p + i * PSZ, 2 * PSZ, 1));
+		if (i < 40 || i >= 48)
+			ASSERT_EQ(0, bind_node(p + i * PSZ, 2 * PSZ, 1));
 	for (i = 0; i <= 64; i++) {
 		want[i] = UNSET;
 		st[i] = UNSET;
@@ -1514,7 +1515,12 @@ TEST_F(move, outside_cpuset)
 	snprintf(path, sizeof(path), "%s/cgroup.procs", cg);
 	snprintf(pid, sizeof(pid), "%d", getpid());
 	ASSERT_EQ(0, write_file(path, pid));
-	before = query(_metadata, pages, 56);
+	/* 16 at a time: stock 6.12 misreads longer compat queries */
+	before = malloc(56 * sizeof(*before));
+	ASSERT_TRUE(!!before);
+	for (i = 0; i < 56; i += 16)
+		ASSERT_EQ(0, move_pages(0, 56 - i < 16 ? 56 - i : 16, pages + i,
+					before + i, 0));
 	/* Node 0 for the first 20, then node 1, which the cpuset denies */
 	for (i = 0; i < 20; i++)
 		nodes[i] = 0;
