@@ -115,6 +115,23 @@ static int report(const char *name, char *p, size_t len)
 	return 0;
 }
 
+/*
+ * A buffer of @len bytes under memory policy @mode over @nodes, with THP
+ * advice @advice or, for -1, of 2 MiB hugetlb pages; every page written
+ * if @populate.  NULL if the guest cannot make it.
+ */
+static char *layout_buf(size_t len, int advice, int mode, unsigned long nodes,
+			int populate)
+{
+	char *p = map_buf(len, advice < 0);
+
+	if (!p || (advice >= 0 && madvise(p, len, advice)) ||
+	    bind(p, len, mode, nodes) ||
+	    (populate && madvise(p, len, MADV_POPULATE_WRITE)))
+		return NULL;
+	return p;
+}
+
 /* Each kind of buffer; a layout the guest cannot build is skipped */
 static int layouts(void)
 {
@@ -122,49 +139,38 @@ static int layouts(void)
 	int bad = 0;
 	char *p;
 
-	p = map_buf(len, 0);
-	if (!p || madvise(p, len, MADV_NOHUGEPAGE) ||
-	    bind(p, len, MPOL_BIND, 1) ||
-	    madvise(p, len, MADV_POPULATE_WRITE))
+	p = layout_buf(len, MADV_NOHUGEPAGE, MPOL_BIND, 1, 1);
+	if (!p)
 		return printf("FAIL 4k: setup\n"), 1;
 	bad |= report("4k", p, len);
 
-	p = map_buf(len, 0);
-	if (!p || madvise(p, len, MADV_HUGEPAGE) ||
-	    bind(p, len, MPOL_BIND, 2) ||
-	    madvise(p, len, MADV_POPULATE_WRITE))
+	p = layout_buf(len, MADV_HUGEPAGE, MPOL_BIND, 2, 1);
+	if (!p)
 		return printf("FAIL thp: setup\n"), 1;
 	bad |= report("thp", p, len);
 
-	p = map_buf(2 * HPAGE, 1);
-	if (p && !bind(p, 2 * HPAGE, MPOL_BIND, 1) &&
-	    !madvise(p, 2 * HPAGE, MADV_POPULATE_WRITE))
+	p = layout_buf(2 * HPAGE, -1, MPOL_BIND, 1, 1);
+	if (p)
 		bad |= report("hugetlb-2m", p, 2 * HPAGE);
 	else
 		printf("skip hugetlb-2m: no 2 MiB hugetlb pages\n");
 
-	p = map_buf(len, 0);
-	if (!p || madvise(p, len, MADV_NOHUGEPAGE) ||
-	    bind(p, len, MPOL_INTERLEAVE, 3) ||
-	    madvise(p, len, MADV_POPULATE_WRITE))
+	p = layout_buf(len, MADV_NOHUGEPAGE, MPOL_INTERLEAVE, 3, 1);
+	if (!p)
 		return printf("FAIL interleave: setup\n"), 1;
 	bad |= report("interleave", p, len);
 
 	/* One page of each 2 MiB written, on node 1 */
-	p = map_buf(len, 0);
-	if (!p || madvise(p, len, MADV_NOHUGEPAGE) ||
-	    bind(p, len, MPOL_BIND, 2))
+	p = layout_buf(len, MADV_NOHUGEPAGE, MPOL_BIND, 2, 0);
+	if (!p)
 		return printf("FAIL sparse: setup\n"), 1;
 	for (off = 0; off < len; off += HPAGE)
 		p[off] = 1;
 	bad |= report("sparse", p, len);
 
 	/* 4 KiB pages on node 0 with 1 MiB unmapped in the middle */
-	p = map_buf(len, 0);
-	if (!p || madvise(p, len, MADV_NOHUGEPAGE) ||
-	    bind(p, len, MPOL_BIND, 1) ||
-	    madvise(p, len, MADV_POPULATE_WRITE) ||
-	    munmap(p + len / 2, HPAGE / 2))
+	p = layout_buf(len, MADV_NOHUGEPAGE, MPOL_BIND, 1, 1);
+	if (!p || munmap(p + len / 2, HPAGE / 2))
 		return printf("FAIL hole: setup\n"), 1;
 	bad |= report("hole", p, len);
 	return bad ? 1 : 0;
@@ -189,12 +195,11 @@ static int cmp_u64(const void *a, const void *b)
 static int bench(const char *name, size_t len, int advice, int runs)
 {
 	hwloc_nodeset_t set = hwloc_bitmap_alloc();
-	char *p = map_buf(len, 0);
+	char *p = layout_buf(len, advice, MPOL_BIND, 1, 1);
 	uint64_t t[64];
 	int r;
 
-	if (!p || madvise(p, len, advice) || bind(p, len, MPOL_BIND, 1) ||
-	    madvise(p, len, MADV_POPULATE_WRITE)) {
+	if (!p) {
 		printf("FAIL %s: setup\n", name);
 		return 1;
 	}
@@ -235,8 +240,9 @@ int main(int argc, char **argv)
 		else if (!strcmp(argv[i], "--bench"))
 			do_bench = 1;
 		else
-			return fprintf(stderr, "usage: %s [--bench [--size MiB] "
-				       "[--runs N]]\n", argv[0]), 2;
+			return fprintf(stderr,
+				       "usage: %s [--bench [--size MiB] [--runs N]]\n",
+				       argv[0]), 2;
 	}
 	if (runs < 1 || runs > 64 || !size)
 		return fprintf(stderr, "bad --runs or --size\n"), 2;
