@@ -61,6 +61,21 @@ static long move_pages(int pid, unsigned long n, void **pages, int *status,
 	return syscall(SYS_move_pages, pid, n, pages, NULL, status, flags);
 }
 
+/*
+ * The statuses of @n pages of process @pid, 16 at a time: stock 6.12
+ * misreads a compat caller's longer queries.
+ */
+static long query_16(int pid, unsigned long n, void **pages, int *status)
+{
+	unsigned long i;
+	long ret = 0;
+
+	for (i = 0; i < n && !ret; i += 16)
+		ret = move_pages(pid, n - i < 16 ? n - i : 16, pages + i,
+				 status + i, 0);
+	return ret;
+}
+
 static int bind_node(void *p, size_t len, int node)
 {
 	unsigned long mask = 1UL << node;
@@ -180,11 +195,15 @@ static int write_file(const char *path, const char *s)
 #define FAIL_PAGE_ALLOC	"/sys/kernel/debug/fail_page_alloc/"
 
 /*
- * Arm fail_page_alloc (the debug kernels have it) to fail the next page
- * allocation of a thread that writes "1" to the returned make-it-fail fd;
- * -1 if this kernel cannot.
+ * move_pages(0, @n, @pages, @nodes, @st, @flags) with this thread's next
+ * page allocation made to fail by fail_page_alloc (the debug kernels have
+ * it), the call's return value in *@ret.  Returns 1 if an allocation was
+ * made to fail, 0 if the call made none, -ENODEV if this kernel cannot
+ * fail one, -1 if the knobs cannot be read back.
  */
-static int fail_page_alloc_arm(void)
+static int move_pages_failing_alloc(unsigned long n, void **pages,
+				    const int *nodes, int *st, int flags,
+				    long *ret)
 {
 	static const char *const knob[][2] = {
 		{ "task-filter", "Y" }, { "ignore-gfp-wait", "N" },
@@ -194,31 +213,33 @@ static int fail_page_alloc_arm(void)
 	};
 	char path[128];
 	unsigned int i;
+	int fd, times = -1;
+	ssize_t off;
+	FILE *f;
 
 	mount("debugfs", "/sys/kernel/debug", "debugfs", 0, NULL);
 	for (i = 0; i < ARRAY_SIZE(knob); i++) {
 		snprintf(path, sizeof(path), FAIL_PAGE_ALLOC "%s", knob[i][0]);
 		if (write_file(path, knob[i][1]))
-			return -1;
+			return -ENODEV;
 	}
-	return open("/proc/thread-self/make-it-fail", O_WRONLY);
-}
-
-/* Disarm; whether an allocation was made to fail since fail_page_alloc_arm() */
-static int fail_page_alloc_done(int fd)
-{
-	FILE *f;
-	int times = -1;
-
-	if (write(fd, "0", 1) != 1)
+	fd = open("/proc/thread-self/make-it-fail", O_WRONLY);
+	if (fd < 0)
+		return -ENODEV;
+	/* Nothing between the two writes but the call may allocate */
+	if (write(fd, "1", 1) != 1) {
+		close(fd);
 		return -1;
+	}
+	*ret = syscall(SYS_move_pages, 0, n, pages, nodes, st, flags);
+	off = write(fd, "0", 1);
 	close(fd);
 	f = fopen(FAIL_PAGE_ALLOC "times", "r");
-	if (!f || fscanf(f, "%d", &times) != 1)
+	if (off != 1 || !f || fscanf(f, "%d", &times) != 1)
 		times = -1;
 	if (f)
 		fclose(f);
-	return times == 0;
+	return times < 0 ? -1 : times == 0;
 }
 
 FIXTURE(stat) {
@@ -926,19 +947,16 @@ TEST_F(stat, page_alloc_fails)
 	char *p = mixed_region();
 	void **pages = page_array(p, 64, PSZ);
 	int *want, *st = malloc(65 * sizeof(*st));
-	int fd, failed, i;
+	int failed, i;
 	long ret;
 
 	ASSERT_TRUE(p && pages && st);
 	want = query(_metadata, pages, 64);
 	for (i = 0; i <= 64; i++)
 		st[i] = UNSET;
-	fd = fail_page_alloc_arm();
-	if (fd < 0)
+	failed = move_pages_failing_alloc(64, pages, NULL, st, 0, &ret);
+	if (failed == -ENODEV)
 		SKIP(return, "no fail_page_alloc in this kernel");
-	ASSERT_EQ(1, write(fd, "1", 1));
-	ret = move_pages(0, 64, pages, st, 0);
-	failed = fail_page_alloc_done(fd);
 	ASSERT_LE(0, failed);
 	if (!failed)
 		SKIP(return, "the query allocates no page");
@@ -1131,10 +1149,7 @@ static struct move move_pages_of(struct __test_metadata *_metadata,
 	printf("# dump V %s: %ld %ld\n", name, succ, fail);
 	ASSERT_EQ(UNSET, m.st[n]) TH_LOG("%s: status written past the end",
 					 name);
-	/* 16 at a time: stock 6.12 misreads longer compat queries */
-	for (i = 0; i < n; i += 16)
-		ASSERT_EQ(0, syscall(SYS_move_pages, pid, n - i < 16 ? n - i : 16,
-				     all + i, NULL, m.after + i, 0));
+	ASSERT_EQ(0, query_16(pid, n, all, m.after));
 	print_statuses("F", name, m.after, n);
 	return m;
 }
@@ -1460,7 +1475,7 @@ TEST_F(move, page_alloc_fails)
 	void **pages = page_array(p, 64, PSZ);
 	int *nodes = nodes_of(64, node_1), *want = malloc(65 * sizeof(int));
 	int *st = malloc(65 * sizeof(int));
-	int fd, failed, i;
+	int failed, i;
 	long ret;
 
 	ASSERT_TRUE(p && pages && want && st);
@@ -1475,12 +1490,10 @@ TEST_F(move, page_alloc_fails)
 	for (i = 0; i < 2; i++)
 		ASSERT_EQ(0, syscall(SYS_move_pages, 0, 64, pages, nodes, want,
 				     MPOL_MF_MOVE));
-	fd = fail_page_alloc_arm();
-	if (fd < 0)
+	failed = move_pages_failing_alloc(64, pages, nodes, st, MPOL_MF_MOVE,
+					  &ret);
+	if (failed == -ENODEV)
 		SKIP(return, "no fail_page_alloc in this kernel");
-	ASSERT_EQ(1, write(fd, "1", 1));
-	ret = syscall(SYS_move_pages, 0, 64, pages, nodes, st, MPOL_MF_MOVE);
-	failed = fail_page_alloc_done(fd);
 	ASSERT_LE(0, failed);
 	if (!failed)
 		SKIP(return, "the move allocates no page");
@@ -1515,12 +1528,9 @@ TEST_F(move, outside_cpuset)
 	snprintf(path, sizeof(path), "%s/cgroup.procs", cg);
 	snprintf(pid, sizeof(pid), "%d", getpid());
 	ASSERT_EQ(0, write_file(path, pid));
-	/* 16 at a time: stock 6.12 misreads longer compat queries */
 	before = malloc(56 * sizeof(*before));
 	ASSERT_TRUE(!!before);
-	for (i = 0; i < 56; i += 16)
-		ASSERT_EQ(0, move_pages(0, 56 - i < 16 ? 56 - i : 16, pages + i,
-					before + i, 0));
+	ASSERT_EQ(0, query_16(0, 56, pages, before));
 	/* Node 0 for the first 20, then node 1, which the cpuset denies */
 	for (i = 0; i < 20; i++)
 		nodes[i] = 0;
