@@ -76,7 +76,10 @@ def build_guest_progs(t):
                ['-pthread', '-I', t.tree,
                 '-I', os.path.join(t.tree, 'tools', 'testing', 'selftests')] +
                (['-isystem', os.path.join(hdrs, 'usr', 'include'),
-                 '-isystem', os.path.join(t.tree, 'tools', 'include', 'uapi')]
+                 '-isystem', os.path.join(t.tree, 'tools', 'include', 'uapi'),
+                 # Files they name after __FILE__ go to the guest's /tmp
+                 '-fmacro-prefix-map=%s=/tmp' %
+                 os.path.join(t.tree, MM_TESTS.rstrip('/'))]
                 if name in KERNEL_SELFTESTS else []) +
                ['-o', binary] + paths + flags +
                (m32 if '-m32' in flags else []))

@@ -140,10 +140,10 @@ def record_tap(results, label, res, log):
 
 # The kernel's own selftests of what the series changes, as (program,
 # guest NUMA layout): migration wants three CPUs over two nodes.
-# pagemap_ioctl is built but not run yet: it needs PTE_MARKER_UFFD_WP
-# (userfaultfd write protection) in the guests' kernels, which they lack,
-# and without it exits at once with a pass.
-KERNEL_TESTS = (('migration', SELFTEST_NUMA),)
+# pagemap_ioctl needs userfaultfd write protection (USERFAULTFD and
+# PTE_MARKER_UFFD_WP in boot.config): without it, it exits at once with
+# a pass.
+KERNEL_TESTS = (('migration', SELFTEST_NUMA), ('pagemap_ioctl', None))
 
 
 class Pairs:
