@@ -1,11 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Which NUMA node holds each page of a range: the per-page answer of
- * move_pages(2) with a NULL node list, found with one page table walk
- * instead of a lookup from the top for every address.
- *
- * Every status is the one do_page_stat() in mm/migrate.c gives for the
- * page: vma_lookup(), then folio_walk_start() with FW_ZEROPAGE.
+ * Which NUMA node holds each page of a range, as move_pages(2) with a NULL
+ * node list reports it, found with one page table walk: every status is the
+ * one do_page_stat() in mm/migrate.c gives for the page.
  */
 #include <linux/hugetlb.h>
 #include <linux/huge_mm.h>
@@ -62,11 +59,7 @@ static int pagestat_pte_status(struct vm_area_struct *vma, unsigned long addr,
 	unsigned long pfn = pte_pfn(pte);
 	struct page *page;
 
-	/*
-	 * Most entries are neither special nor the zero pfn, and map the
-	 * normal page vm_normal_page() would return: its own zone and node
-	 * are its folio's.
-	 */
+	/* Not special, not the zero pfn: vm_normal_page() returns the page */
 	if (likely(IS_ENABLED(CONFIG_ARCH_HAS_PTE_SPECIAL) && !pte_special(pte) &&
 		   pfn <= highest_memmap_pfn && !is_zero_pfn(pfn))) {
 		page = pfn_to_page(pfn);
@@ -106,10 +99,7 @@ static int pagestat_pmd_status(struct vm_area_struct *vma, unsigned long addr,
 /* The same for a PUD entry; the caller holds the PUD lock. */
 static int pagestat_pud_status(pud_t pud)
 {
-	/*
-	 * Not present includes PROT_NONE on x86 (pud_present() tests only
-	 * _PAGE_PRESENT), as in folio_walk_start().
-	 */
+	/* As folio_walk_start(): PROT_NONE is not present on x86 */
 	if (!pud_present(pud) || pud_devmap(pud) || pud_special(pud))
 		return -ENOENT;
 	if (WARN_ON_ONCE(!pud_leaf(pud)))
@@ -148,10 +138,9 @@ static int pagestat_pud_entry(pud_t *pudp, unsigned long addr,
 }
 
 /*
- * Answer [@addr, @end) under a PMD leaf or a non-present (none, migration)
- * entry, with the PMD lock held. A non-special leaf of a VM_PFNMAP VMA is answered page by
- * page: vm_normal_page_pmd() compares its pfn with each address's linear
- * pfn there.
+ * Answer [@addr, @end) under a PMD leaf or a non-present entry, with the PMD
+ * lock held. In a VM_PFNMAP VMA, vm_normal_page_pmd() compares a normal
+ * leaf's pfn with each address's linear pfn: answer it page by page.
  */
 static void pagestat_pmd_leaf(struct pagestat_walk *ps,
 			      struct vm_area_struct *vma, unsigned long addr,
@@ -169,9 +158,7 @@ static void pagestat_pmd_leaf(struct pagestat_walk *ps,
 
 /*
  * The length of the run of empty entries from @ptep[0], which is empty, up
- * to @nr, as a sparsely touched range has. Where an entry of zeroes is
- * empty, memchr_inv() finds the end of the zeroes; an empty entry does not
- * change under the PTE table lock.
+ * to @nr. Stable under the PTE table lock.
  */
 static unsigned long pagestat_none_run(pte_t *ptep, unsigned long nr)
 {
@@ -251,9 +238,8 @@ static int pagestat_pte_hole(unsigned long addr, unsigned long end,
 
 #ifdef CONFIG_HUGETLB_PAGE
 /*
- * folio_walk_start() walks hugetlb VMAs like any other: a PMD-sized folio
- * is a PMD leaf, a PUD-sized one a PUD leaf. Apply the same checks to the
- * entry, so that, e.g., a PROT_NONE 1 GiB page is -ENOENT on x86 like there.
+ * folio_walk_start() takes a PMD- or PUD-sized hugetlb folio for a PMD or
+ * PUD leaf: apply the same checks to the entry.
  */
 static int pagestat_hugetlb_entry(pte_t *ptep, unsigned long hmask,
 				  unsigned long addr, unsigned long end,
@@ -286,9 +272,8 @@ static int pagestat_hugetlb_entry(pte_t *ptep, unsigned long hmask,
 #endif /* CONFIG_HUGETLB_PAGE */
 
 /*
- * Walk every VMA, VM_PFNMAP included: the default walk_page_test() turns a
- * VM_PFNMAP VMA into one hole, but there a zero pfn is -EFAULT and a COW'd
- * page has a node.
+ * Walk VM_PFNMAP VMAs too, which walk_page_test() takes for a hole: a zero
+ * pfn there is -EFAULT and a COW'd page has a node.
  */
 static int pagestat_test_walk(unsigned long start, unsigned long end,
 			      struct mm_walk *walk)
@@ -326,10 +311,8 @@ static const struct mm_walk_ops pagestat_walk_ops = {
  *   zone device folios, special and devmap entries and PFN mappings without
  *   a normal page, a PROT_NONE PUD on x86.
  *
- * @start is used as it is: a caller with a user's pointer untags it first,
- * as move_pages(2) does. The range is walked once with walk_page_range():
- * huge pages are answered per leaf and never split, and each page table
- * lock is taken once.
+ * @start is used as it is: a caller untags a user's pointer first. Huge
+ * pages are answered per leaf and never split.
  *
  * Context: Process context; may sleep. Caller holds mmap_read_lock(@mm).
  * Return: 0, or -EINVAL if the range wraps around the end of the address
