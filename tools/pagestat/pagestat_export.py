@@ -15,6 +15,10 @@ from pagestat_tree import has_diff
 # trees, a fix (a Fixes: tag) to the mm fixes branch, the rest to mm.
 PARTS = ('stable', 'fixes', 'pagestat')
 
+# The parts sent with a cover letter, and the file in patches/ it comes
+# from (a stable backport goes alone, under its upstream commit).
+COVERS = {'fixes': 'cover-letter-fixes', 'pagestat': 'cover-letter'}
+
 
 def part_of(message):
     if re.search(r'^commit [0-9a-f]{40} upstream\.$', message, re.M):
@@ -47,10 +51,6 @@ def export(t, outdir):
     tip = t.update()
     outdir = os.path.abspath(outdir)
     shutil.rmtree(outdir, ignore_errors=True)
-    cover = os.path.join(t.repo, 'patches', 'cover-letter')
-    git(['config', 'branch.pagestat.description',
-         read(cover) if os.path.exists(cover) else
-         'mm: pagestat\n\n*** BLURB HERE ***\n'], cwd=t.base)
     parts, files, start = split_series(t, tip), [], 'base'
     for part in PARTS:
         if not parts[part]:
@@ -60,7 +60,11 @@ def export(t, outdir):
         end = parts[part][-1]
         args = ['format-patch', '-q', '--no-signature', '--base=base',
                 '-o', d, '%s..%s' % (start, end)]
-        if part == 'pagestat':
+        if part in COVERS:
+            cover = os.path.join(t.repo, 'patches', COVERS[part])
+            git(['config', 'branch.pagestat.description',
+                 read(cover) if os.path.exists(cover) else
+                 'mm: %s\n\n*** BLURB HERE ***\n' % part], cwd=t.base)
             args[2:2] = ['--cover-letter', '--cover-from-description=subject']
         git(args, cwd=t.tree)
         start = end

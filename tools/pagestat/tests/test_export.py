@@ -38,10 +38,11 @@ class ExportTest(ToyTree):
         out = os.path.join(self.tmp.name, 'series')
         files = export(t, out)
         self.assertEqual([os.path.relpath(f, out) for f in files],
-                         ['fixes/0001-mm-change-a-line.patch',
+                         ['fixes/0000-cover-letter.patch',
+                          'fixes/0001-mm-change-a-line.patch',
                           'pagestat/0000-cover-letter.patch',
                           'pagestat/0001-mm-add-new.c.patch'])
-        self.assertIn('prerequisite-patch-id: ', read(files[1]))
+        self.assertIn('prerequisite-patch-id: ', read(files[2]))
         self.assertEqual(verify_export(t, files), (True, ''))
 
     def test_parts(self):
