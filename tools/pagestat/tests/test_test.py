@@ -67,7 +67,12 @@ class CompareCasesTest(unittest.TestCase):
                           {'1 a': 'pass', '116 %s' % STOCK_WALK_END[0]:
                            'pass'})
             compare_cases(r, 'y', {'1 a': 'pass'}, {'1 a': 'fail'})
-        self.assertEqual((r.passed, r.failed), (1, 1))
+            # The figures a case measured are not part of its name
+            compare_cases(r, 'z', {'100 Extra pages 167 (0.3%)': 'pass'},
+                          {'100 Extra pages 18 (0.0%)': 'pass'})
+            compare_cases(r, 'w', {'100 Extra pages 167 (0.3%)': 'pass'},
+                          {'101 Extra pages 18 (0.0%)': 'pass'})
+        self.assertEqual((r.passed, r.failed), (2, 2))
 
 
 class TierTest(unittest.TestCase):
