@@ -1,1315 +1,696 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * move_pages(2) status queries (a NULL node list): the status of every
- * kind of mapping, of holes and of bad input, and the same answers for
- * pointer arrays of every shape and length.
+ * move_pages(2) over a layout of every kind of page and hole: the status
+ * query (a NULL node list) through pointer arrays of every shape and of
+ * lengths around the kernel's batches, moves checked by a query of the
+ * pages afterwards, bad input, and a batch whose allocation fails.
  *
- * Each test asserts the statuses it can predict and prints the statuses
- * of its layouts as "# dump" lines, which the pagestat harness compares
- * between the stock and the patched kernel ("# dump P" lines also between
- * the 64-bit and the 32-bit build of this test).
+ * With MOVE_PAGES_STAT_DUMP set, statuses are printed as "# dump" lines
+ * too, to compare two kernels.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-#include <pthread.h>
-#include <sys/ioctl.h>
 #include <lib/test_hmm_uapi.h>
 
 #include "../kselftest_harness.h"
 
-#ifndef MADV_POPULATE_WRITE
-#define MADV_POPULATE_WRITE	23
-#endif
-#ifndef MAP_HUGE_1GB
-#define MAP_HUGE_1GB		(30 << 26)
-#endif
-#ifndef MAP_HUGE_2MB
-#define MAP_HUGE_2MB		(21 << 26)
-#endif
-#define MPOL_DEFAULT		0
+#define MADV_POPULATE_WRITE_	23
+#define MADV_COLLAPSE_		25
+#define MAP_HUGE_SHIFT_		26
 #define MPOL_BIND		2
 #define MPOL_MF_MOVE		2
 #define MPOL_MF_MOVE_ALL	4
+#define UNSET			(-1000)
+#define RW			(PROT_READ | PROT_WRITE)
+#define ANON			(MAP_PRIVATE | MAP_ANONYMOUS)
+#define DUMP			getenv("MOVE_PAGES_STAT_DUMP")
+#define FAIL_PAGE_ALLOC		"/sys/kernel/debug/fail_page_alloc/"
 
-#define PSZ		4096UL
-#define HPSZ		(2UL << 20)
-#define GPSZ		0x40000000UL
-#define UNSET		(-1000)
+/* Page, PMD and PUD sizes; the first two nodes with memory, one without */
+static unsigned long psz, hpsz, gpsz;
+static int n0, n1, no_node;
 
-/* Read fault a page. */
-static void touch_read(const char *p)
+static long move_pages(int pid, unsigned long n, void **pages,
+		       const int *nodes, int *status, int flags)
 {
-	(void)__atomic_load_n(p, __ATOMIC_RELAXED);
+	return syscall(SYS_move_pages, pid, n, pages, nodes, status, flags);
 }
 
-static long move_pages(int pid, unsigned long n, void **pages, int *status,
-		       int flags)
-{
-	return syscall(SYS_move_pages, pid, n, pages, NULL, status, flags);
-}
-
-/*
- * The statuses of @n pages of process @pid, 16 at a time: stock 6.12
- * misreads a compat caller's longer queries.
- */
+/* A query 16 entries a call: stock 6.12 misreads longer compat ones */
 static long query_16(int pid, unsigned long n, void **pages, int *status)
 {
 	unsigned long i;
 	long ret = 0;
 
 	for (i = 0; i < n && !ret; i += 16)
-		ret = move_pages(pid, n - i < 16 ? n - i : 16, pages + i,
+		ret = move_pages(pid, n - i < 16 ? n - i : 16, pages + i, NULL,
 				 status + i, 0);
 	return ret;
 }
 
+/* MPOL_BIND to @node for a range, or (@p NULL) the task's policy */
 static int bind_node(void *p, size_t len, int node)
 {
-	unsigned long mask = 1UL << node;
+	unsigned long m[2] = { 0 };
 
-	return syscall(SYS_mbind, p, len, MPOL_BIND, &mask, 8 * sizeof(mask),
-		       0);
+	m[node / (8 * sizeof(long))] = 1UL << node % (8 * sizeof(long));
+	if (!p)
+		return syscall(SYS_set_mempolicy, len ? MPOL_BIND : 0,
+			       len ? m : NULL, 8 * sizeof(m));
+	return syscall(SYS_mbind, p, len, MPOL_BIND, m, 8 * sizeof(m), 0);
 }
 
-static int nr_nodes(void)
+static unsigned long read_ulong(const char *path)
 {
-	char path[64];
-	int n = 0;
+	FILE *f = fopen(path, "r");
+	unsigned long v = 0;
 
-	for (;;) {
-		snprintf(path, sizeof(path), "/sys/devices/system/node/node%d",
-			 n);
-		if (access(path, F_OK))
-			return n;
-		n++;
-	}
-}
-
-/* Map @len bytes aligned to @align (a power of two). */
-static char *map_aligned(size_t len, size_t align, int prot, int flags)
-{
-	char *p = mmap(NULL, len + align, prot, flags, -1, 0);
-	char *a;
-
-	if (p == MAP_FAILED)
-		return NULL;
-	a = (char *)(((uintptr_t)p + align - 1) & ~(uintptr_t)(align - 1));
-	if (a > p)
-		munmap(p, a - p);
-	munmap(a + len, p + align - a);
-	return a;
-}
-
-/* @n 2 MiB-aligned extents for THPs (MADV_HUGEPAGE), bound to node 0 */
-static char *thp_region(unsigned long n)
-{
-	char *p = map_aligned(n * HPSZ, HPSZ, PROT_READ | PROT_WRITE,
-			      MAP_PRIVATE | MAP_ANONYMOUS);
-
-	if (!p || madvise(p, n * HPSZ, MADV_HUGEPAGE) ||
-	    bind_node(p, n * HPSZ, 0))
-		return NULL;
-	return p;
-}
-
-/*
- * Print statuses as a "# dump" line, run-length encoded, alternating
- * pairs too: "0x3 [0 -2]x500 1".
- */
-static void print_statuses(const char *kind, const char *name,
-			   const int *st, unsigned long n)
-{
-	unsigned long i = 0, j;
-
-	printf("# dump %s %s:", kind, name);
-	while (i < n) {
-		for (j = i + 1; j < n && st[j] == st[i]; j++)
-			;
-		if (j - i == 1 && i + 3 < n && st[i + 2] == st[i] &&
-		    st[i + 3] == st[i + 1]) {
-			for (j = i + 2; j + 1 < n && st[j] == st[i] &&
-			     st[j + 1] == st[i + 1]; j += 2)
-				;
-			printf(" [%d %d]x%lu", st[i], st[i + 1], (j - i) / 2);
-		} else if (j - i > 1) {
-			printf(" %dx%lu", st[i], j - i);
-		} else {
-			printf(" %d", st[i]);
-		}
-		i = j;
-	}
-	printf("\n");
-	fflush(stdout);
-}
-
-/* Query @n pages, assert success, and return the statuses. */
-static int *query(struct __test_metadata *_metadata, void **pages,
-		  unsigned long n)
-{
-	int *st = malloc((n + 1) * sizeof(*st));
-	unsigned long i;
-
-	ASSERT_TRUE(!!st);
-	for (i = 0; i <= n; i++)
-		st[i] = UNSET;
-	ASSERT_EQ(0, move_pages(0, n, pages, st, 0));
-	/* Nothing is written past the end */
-	ASSERT_EQ(UNSET, st[n]);
-	return st;
-}
-
-static void **page_array(char *base, unsigned long n, unsigned long step)
-{
-	void **pages = malloc(n * sizeof(*pages));
-	unsigned long i;
-
-	for (i = 0; i < n; i++)
-		pages[i] = base + i * step;
-	return pages;
+	if (f && fscanf(f, "%lu", &v) != 1)
+		v = 0;
+	if (f)
+		fclose(f);
+	return v;
 }
 
 static int write_file(const char *path, const char *s)
 {
 	int fd = open(path, O_WRONLY), ok;
 
-	if (fd < 0)
-		return -1;
-	ok = write(fd, s, strlen(s)) == (ssize_t)strlen(s);
+	ok = fd >= 0 && write(fd, s, strlen(s)) == (ssize_t)strlen(s);
 	close(fd);
 	return ok ? 0 : -1;
 }
 
-#define FAIL_PAGE_ALLOC	"/sys/kernel/debug/fail_page_alloc/"
+/* @len of hugetlb pages of @size bound to @node, populated, or NULL */
+static char *map_hugetlb(size_t len, size_t size, int node)
+{
+	char path[80], *p;
+
+	snprintf(path, sizeof(path), "/sys/kernel/mm/hugepages/hugepages-%zukB",
+		 size >> 10);
+	if (access(path, F_OK))
+		return NULL;
+	/* Reserved under the task's policy, placed by the VMA's */
+	bind_node(NULL, 0, 0);
+	p = mmap(NULL, len, RW, ANON | MAP_HUGETLB |
+		 __builtin_ctzl(size) << MAP_HUGE_SHIFT_, -1, 0);
+	if (p == MAP_FAILED || bind_node(p, len, node) ||
+	    (len == size && madvise(p, len, MADV_POPULATE_WRITE_)))
+		p = NULL;
+	bind_node(NULL, 1, n0);
+	return p;
+}
+
+/* @len aligned to @align on n0, for THPs if @thp, at @at if free */
+static char *map_aligned(void *at, size_t len, size_t align, int thp)
+{
+	char *p = mmap(at, len + align, RW, ANON, -1, 0), *a;
+
+	a = (char *)(((uintptr_t)p + align - 1) & ~(uintptr_t)(align - 1));
+	if (p == MAP_FAILED || (a > p && munmap(p, a - p)) ||
+	    munmap(a + len, p + align - a) ||
+	    madvise(a, len, thp ? MADV_HUGEPAGE : MADV_NOHUGEPAGE) ||
+	    bind_node(a, len, n0))
+		return NULL;
+	return a;
+}
+
+/* The statuses as a "# dump" line, run-length encoded: "0x3 -2 1" */
+static void print_statuses(const char *kind, const char *name,
+			   const int *st, unsigned long n)
+{
+	unsigned long i, j;
+
+	if (!DUMP)
+		return;
+	printf("# dump %s %s:", kind, name);
+	for (i = 0; i < n; i = j) {
+		for (j = i + 1; j < n && st[j] == st[i]; j++)
+			;
+		printf(j - i > 1 ? " %dx%lu" : " %d", st[i], j - i);
+	}
+	printf("\n");
+	fflush(stdout);
+}
+
+static int *filled(unsigned long n, int v)
+{
+	int *a = malloc(n * sizeof(*a));
+	unsigned long i;
+
+	for (i = 0; a && i < n; i++)
+		a[i] = v;
+	return a;
+}
+
+static void **page_array(char *base, unsigned long n)
+{
+	void **pages = malloc(n * sizeof(*pages));
+	unsigned long i;
+
+	for (i = 0; pages && i < n; i++)
+		pages[i] = base + i * psz;
+	return pages;
+}
+
+/* @k entries of @size bytes of @src, ending where a PROT_NONE page starts */
+static void *array_to_hole(const void *src, size_t size, unsigned long k)
+{
+	size_t len = (k * size + psz) & ~(psz - 1);
+	char *p = mmap(NULL, len + psz, RW, ANON, -1, 0);
+
+	if (p == MAP_FAILED || mprotect(p + len, psz, PROT_NONE))
+		return NULL;
+	return memcpy(p + len - k * size, src, k * size);
+}
 
 /*
- * move_pages(0, @n, @pages, @nodes, @st, @flags) with this thread's next
- * page allocation made to fail by fail_page_alloc (the debug kernels have
- * it), the call's return value in *@ret.  Returns 1 if an allocation was
- * made to fail, 0 if the call made none, -ENODEV if this kernel cannot
- * fail one, -1 if the knobs cannot be read back.
+ * move_pages() with this thread's next page allocation failed by
+ * fail_page_alloc, its return value in *@ret: 1 if one failed, 0 if the
+ * call allocated none, -ENODEV if the kernel cannot fail one, -1 if the
+ * count cannot be read back.
  */
 static int move_pages_failing_alloc(unsigned long n, void **pages,
-				    const int *nodes, int *st, int flags,
-				    long *ret)
+				    const int *nodes, int *st, long *ret)
 {
-	static const char *const knob[][2] = {
-		{ "task-filter", "Y" }, { "ignore-gfp-wait", "N" },
-		{ "ignore-gfp-highmem", "N" }, { "min-order", "0" },
-		{ "probability", "100" }, { "interval", "1" },
-		{ "space", "0" }, { "verbose", "0" }, { "times", "1" },
+	static const char *const knob[] = {
+		"task-filter Y", "ignore-gfp-wait N", "ignore-gfp-highmem N",
+		"min-order 0", "probability 100", "interval 1", "space 0",
+		"verbose 0", "times 1",
 	};
 	char path[128];
 	unsigned int i;
-	int fd, times = -1;
-	ssize_t off;
-	FILE *f;
+	int fd, ok;
 
 	mount("debugfs", "/sys/kernel/debug", "debugfs", 0, NULL);
 	for (i = 0; i < ARRAY_SIZE(knob); i++) {
-		snprintf(path, sizeof(path), FAIL_PAGE_ALLOC "%s", knob[i][0]);
-		if (write_file(path, knob[i][1]))
+		snprintf(path, sizeof(path), FAIL_PAGE_ALLOC "%.*s",
+			 (int)strcspn(knob[i], " "), knob[i]);
+		if (write_file(path, strchr(knob[i], ' ') + 1))
 			return -ENODEV;
 	}
 	fd = open("/proc/thread-self/make-it-fail", O_WRONLY);
 	if (fd < 0)
 		return -ENODEV;
-	/* Nothing between the two writes but the call may allocate */
-	if (write(fd, "1", 1) != 1) {
-		close(fd);
-		return -1;
-	}
-	*ret = syscall(SYS_move_pages, 0, n, pages, nodes, st, flags);
-	off = write(fd, "0", 1);
+	/* Nothing between the two writes but the call allocates */
+	ok = write(fd, "1", 1) == 1;
+	if (ok)
+		*ret = move_pages(0, n, pages, nodes, st, nodes ? MPOL_MF_MOVE : 0);
+	ok = write(fd, "0", 1) == 1 && ok;
 	close(fd);
-	f = fopen(FAIL_PAGE_ALLOC "times", "r");
-	if (off != 1 || !f || fscanf(f, "%d", &times) != 1)
-		times = -1;
+	if (!ok || access(FAIL_PAGE_ALLOC "times", R_OK))
+		return -1;
+	return !read_ulong(FAIL_PAGE_ALLOC "times");
+}
+
+/* A layout: each page's status queried, and moved to n1 (UNSET: unknown) */
+struct layout {
+	void **pages;
+	int *stat, *move;
+	unsigned long n, small;	/* units: pages; small: the 4 KiB ones */
+	pid_t sharer;	/* a child mapping the shared anonymous pages */
+};
+
+static void add(struct layout *l, char *p, unsigned long nr, int stat,
+		int move)
+{
+	for (; nr--; p += psz, l->n++) {
+		l->pages[l->n] = p;
+		l->stat[l->n] = stat;
+		l->move[l->n] = move;
+	}
+}
+
+/*
+ * On n0 unless said otherwise.  4 KiB pages: 8 written, 4 on n1, 2
+ * untouched, 2 zero pages, 2 unmapped, 2 PROT_NONE, 2 mlocked, 1 zapped,
+ * 1 read-only.  THPs: one, one on n1, one mapped by PTEs, the huge zero
+ * page, one with its last page zapped.  Hugetlb: one page on each node.
+ * memfd pages; shared anonymous pages a child maps too; a private file
+ * mapping: page cache, COW, 2 past the end; the [vvar] page; NULL, the
+ * top page, and on 64-bit a kernel and a non-canonical address.
+ */
+static void build_layout(struct __test_metadata *_metadata, struct layout *l)
+{
+	/* Low, where no later mmap() fills its holes */
+	char *p = map_aligned((void *)(16UL << 24), 24 * psz, psz, 0);
+	char *t = map_aligned(NULL, 5 * hpsz, hpsz, 1);
+	char *shm = mmap(NULL, 4 * psz, RW, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	int fd = memfd_create("move_pages_stat", 0), i, pipefd[2];
+	char *mfd = mmap(NULL, 4 * psz, RW, MAP_SHARED, fd, 0), *h, line[256];
+	unsigned long hp = hpsz / psz, vvar = 0;
+	FILE *maps;
+
+	l->pages = malloc((40 + 7 * hp) * sizeof(*l->pages));
+	l->stat = malloc((40 + 7 * hp) * sizeof(int));
+	l->move = malloc((40 + 7 * hp) * sizeof(int));
+	ASSERT_TRUE(l->pages && l->stat && l->move && p && t && !pipe(pipefd));
+	ASSERT_TRUE(shm != MAP_FAILED && mfd != MAP_FAILED && !ftruncate(fd, 4 * psz));
+	memset(shm, 1, 4 * psz);
+	l->sharer = fork();
+	if (!l->sharer) {
+		for (i = 0; i < 4; i++)
+			(void)*(volatile char *)&shm[i * psz];
+		if (write(pipefd[1], "x", 1) == 1)
+			pause();
+		_exit(0);
+	}
+	ASSERT_EQ(1, read(pipefd[0], &i, 1));
+	ASSERT_EQ(0, bind_node(p + 8 * psz, 4 * psz, n1));
+	memset(p, 1, 12 * psz);
+	(void)*(volatile char *)&p[14 * psz];
+	(void)*(volatile char *)&p[15 * psz];
+	memset(p + 18 * psz, 1, 6 * psz);
+	ASSERT_EQ(0, munmap(p + 16 * psz, 2 * psz));
+	ASSERT_EQ(0, mprotect(p + 18 * psz, 2 * psz, PROT_NONE));
+	ASSERT_EQ(0, mlock(p + 20 * psz, 2 * psz));
+	ASSERT_EQ(0, madvise(p + 22 * psz, psz, MADV_DONTNEED));
+	ASSERT_EQ(0, mprotect(p + 23 * psz, psz, PROT_READ));
+	add(l, p, 8, n0, n1);
+	add(l, p + 8 * psz, 4, n1, n1);
+	add(l, p + 12 * psz, 2, -ENOENT, -ENOENT);
+	add(l, p + 14 * psz, 4, -EFAULT, -EFAULT);
+	add(l, p + 18 * psz, 2, n0, UNSET);
+	add(l, p + 20 * psz, 2, n0, n1);
+	add(l, p + 22 * psz, 1, -ENOENT, -ENOENT);
+	add(l, p + 23 * psz, 1, n0, n1);
+	l->small = l->n;
+	ASSERT_EQ(0, bind_node(t + hpsz, hpsz, n1));
+	/* No zero-filled page, which a split would map to the zero page */
+	memset(t, 1, 3 * hpsz);
+	memset(t + 4 * hpsz, 1, hpsz);
+	(void)*(volatile char *)&t[3 * hpsz];
+	ASSERT_EQ(0, mprotect(t + 2 * hpsz + 100 * psz, psz, PROT_READ));
+	/* Kept from khugepaged, which would collapse it again */
+	ASSERT_EQ(0, madvise(t + 4 * hpsz, hpsz, MADV_NOHUGEPAGE));
+	ASSERT_EQ(0, madvise(t + 5 * hpsz - psz, psz, MADV_DONTNEED));
+	add(l, t, hp, n0, n1);
+	add(l, t + hpsz, hp, n1, n1);
+	add(l, t + 2 * hpsz, hp, n0, n1);
+	add(l, t + 3 * hpsz, hp, -EFAULT, -EFAULT);
+	add(l, t + 4 * hpsz, hp - 1, n0, n1);
+	add(l, t + 5 * hpsz - psz, 1, -ENOENT, -ENOENT);
+	h = map_hugetlb(2 * hpsz, hpsz, n0);
+	if (h && !bind_node(h + hpsz, hpsz, n1) &&
+	    !madvise(h, 2 * hpsz, MADV_POPULATE_WRITE_)) {
+		add(l, h, hp, n0, n1);
+		add(l, h + hpsz, hp, n1, n1);
+	}
+	memset(mfd, 1, 4 * psz);
+	add(l, mfd, 4, n0, n1);
+	add(l, shm, 4, n0, -EACCES);
+	close(fd);
+	fd = open("/tmp/move_pages_stat.file", O_RDWR | O_CREAT | O_TRUNC, 0600);
+	ASSERT_EQ((ssize_t)(2 * psz), write(fd, p, 2 * psz));
+	h = mmap(NULL, 4 * psz, RW, MAP_PRIVATE, fd, 0);
+	ASSERT_TRUE(h != MAP_FAILED && !unlink("/tmp/move_pages_stat.file"));
+	(void)*(volatile char *)h;
+	h[psz] = 1;
+	add(l, h, 2, n0, n1);
+	add(l, h + 2 * psz, 2, -ENOENT, -ENOENT);
+	maps = fopen("/proc/self/maps", "r");
+	while (maps && !vvar && fgets(line, sizeof(line), maps))
+		if (strstr(line, "[vvar]"))
+			vvar = strtoul(line, NULL, 16);
+	/* VM_PFNMAP | VM_IO: not migratable */
+	if (vvar)
+		add(l, (char *)vvar, 1, UNSET, -EFAULT);
+	add(l, NULL, 1, -EFAULT, -EFAULT);
+	add(l, (char *)(-2 * psz), 1, -EFAULT, -EFAULT);
+	/* As many entries in a 32-bit build */
+	add(l, (char *)(uintptr_t)(sizeof(void *) == 8 ? 0xffffffff81000000ULL :
+				   psz), 1, -EFAULT, -EFAULT);
+	add(l, (char *)(uintptr_t)(sizeof(void *) == 8 ? 0x8000000000000000ULL :
+				   psz), 1, -EFAULT, -EFAULT);
+}
+
+/* The sizes and nodes; page cache and memfd pages on n0; the layout */
+static void setup(struct __test_metadata *_metadata, struct layout *l)
+{
+	FILE *f = fopen("/sys/devices/system/node/has_memory", "r");
+	char has[1024] = { 0 }, sep = ',', prev;
+	int a, b = 0, nr = 0;
+
+	psz = sysconf(_SC_PAGESIZE);
+	hpsz = read_ulong("/sys/kernel/mm/transparent_hugepage/hpage_pmd_size");
+	/* A PUD maps as many PMDs as a PMD maps pages */
+	gpsz = hpsz * (hpsz / psz);
+	/* A node list: "0-1", "0,2-3" */
+	while (f && (sep == ',' || sep == '-')) {
+		prev = sep;
+		if (fscanf(f, "%d%c", &a, &sep) != 2)
+			break;
+		for (b = prev == '-' ? b + 1 : a; b <= a && b < 1024; b++)
+			has[b] = 1;
+		b = a;
+	}
 	if (f)
 		fclose(f);
-	return times < 0 ? -1 : times == 0;
+	for (a = 0; a < 1024; a++)
+		if (has[a] && nr++ < 2)
+			*(nr == 1 ? &n0 : &n1) = a;
+	for (no_node = 0; has[no_node]; no_node++)
+		;
+	if (nr < 2 || !hpsz)
+		SKIP(return, "needs THP and two nodes with memory (has %d)", nr);
+	ASSERT_EQ(0, bind_node(NULL, 1, n0));
+	build_layout(_metadata, l);
 }
 
 FIXTURE(stat) {
-	int nodes;
+	struct layout l;
 };
 
 FIXTURE_SETUP(stat)
 {
-	unsigned long node0 = 1;
-
-	self->nodes = nr_nodes();
-	if (self->nodes < 2)
-		SKIP(return, "needs two NUMA nodes, the system has %d",
-		     self->nodes);
-	/*
-	 * Memory without a VMA policy (page cache, memfd) goes to node 0
-	 * whichever CPU the test runs on, so that runs compare.
-	 */
-	ASSERT_EQ(0, syscall(SYS_set_mempolicy, MPOL_BIND, &node0,
-			     8 * sizeof(node0)));
+	setup(_metadata, &self->l);
 }
 
 FIXTURE_TEARDOWN(stat)
 {
+	if (self->l.sharer > 0)
+		kill(self->l.sharer, SIGKILL);
 }
 
-/*
- * Anonymous 4 KiB pages of every kind, one page each, THP disabled:
- *  0,1  written, bound to node 0          -> 0
- *  2,3  written, bound to node 1          -> 1
- *  4    untouched                         -> -ENOENT
- *  5    read, never written (zero page)   -> -EFAULT
- *  6    written, then MADV_DONTNEED       -> -ENOENT
- *  7    written and mlocked               -> 0
- *  8    written, then PROT_NONE           -> 0 (present, protnone)
- *  9    written, then PROT_READ           -> 0
- * 10,11 unmapped                          -> -EFAULT
- * 12-15 untouched                         -> -ENOENT
- */
-TEST_F(stat, anon_kinds)
+/* Entries up to @n of @st as @want says, and nothing written past them */
+static void check_stat(struct __test_metadata *_metadata, const int *want,
+		       const int *st, unsigned long n, unsigned long upto)
 {
-	static const int want[16] = {
-		0, 0, 1, 1, -ENOENT, -EFAULT, -ENOENT, 0, 0, 0,
-		-EFAULT, -EFAULT, -ENOENT, -ENOENT, -ENOENT, -ENOENT,
-	};
-	char *p = map_aligned(16 * PSZ, HPSZ, PROT_READ | PROT_WRITE,
-			      MAP_PRIVATE | MAP_ANONYMOUS);
-	void **pages;
-	int *st, i;
+	unsigned long i;
 
-	ASSERT_TRUE(!!p);
-	ASSERT_EQ(0, madvise(p, 16 * PSZ, MADV_NOHUGEPAGE));
-	ASSERT_EQ(0, bind_node(p, 2 * PSZ, 0));
-	ASSERT_EQ(0, bind_node(p + 2 * PSZ, 2 * PSZ, 1));
-	ASSERT_EQ(0, bind_node(p + 6 * PSZ, 4 * PSZ, 0));
-	for (i = 0; i < 4; i++)
-		p[i * PSZ] = 1;
-	touch_read(&p[5 * PSZ]);
-	p[6 * PSZ] = 1;
-	ASSERT_EQ(0, madvise(p + 6 * PSZ, PSZ, MADV_DONTNEED));
-	ASSERT_EQ(0, mlock(p + 7 * PSZ, PSZ));
-	p[8 * PSZ] = 1;
-	p[9 * PSZ] = 1;
-	ASSERT_EQ(0, mprotect(p + 8 * PSZ, PSZ, PROT_NONE));
-	ASSERT_EQ(0, mprotect(p + 9 * PSZ, PSZ, PROT_READ));
-	ASSERT_EQ(0, munmap(p + 10 * PSZ, 2 * PSZ));
-
-	pages = page_array(p, 16, PSZ);
-	st = query(_metadata, pages, 16);
-	print_statuses("N", "anon_kinds", st, 16);
-	for (i = 0; i < 16; i++)
-		EXPECT_EQ(want[i], st[i]) TH_LOG("page %d", i);
-}
-
-/*
- * Transparent huge pages, three 2 MiB-aligned extents with MADV_HUGEPAGE:
- *  [0, 2M)   written on node 0: a THP          -> 0
- *  [2M, 4M)  read only: the huge zero page     -> -EFAULT
- *  [4M, 6M)  written, then its last page zapped -> 0 x511, -ENOENT
- */
-TEST_F(stat, thp)
-{
-	unsigned long n = 3 * HPSZ / PSZ, i;
-	char *p = thp_region(3);
-	void **pages;
-	int *st;
-
-	ASSERT_TRUE(!!p);
-	p[0] = 1;
-	touch_read(&p[HPSZ]);
-	p[2 * HPSZ] = 1;
-	/*
-	 * Keep khugepaged from collapsing the zapped THP again (511 present
-	 * PTEs are within max_ptes_none), which made page 1535 present by
-	 * chance.
-	 */
-	ASSERT_EQ(0, madvise(p + 2 * HPSZ, HPSZ, MADV_NOHUGEPAGE));
-	ASSERT_EQ(0, madvise(p + 3 * HPSZ - PSZ, PSZ, MADV_DONTNEED));
-
-	pages = page_array(p, n, PSZ);
-	st = query(_metadata, pages, n);
-	print_statuses("N", "thp", st, n);
-	for (i = 0; i < n; i++) {
-		int want = 0;
-
-		if (i >= 512 && i < 1024)
-			want = -EFAULT;
-		else if (i == n - 1)
-			want = -ENOENT;
-		/* A THP that fell back to 4 KiB pages leaves holes */
-		if (i < 512 && st[i] == -ENOENT)
-			SKIP(return, "no THP available");
-		EXPECT_EQ(want, st[i]) TH_LOG("page %lu", i);
-	}
-}
-
-static void hugetlb_case(struct __test_metadata *_metadata, size_t size,
-			 int sizeflag, const char *name)
-{
-	unsigned long n = 2 * size / PSZ, i;
-	void **pages;
-	char *p;
-	int *st;
-
-	/*
-	 * The task's node 0 binding would make mmap() reserve both pages
-	 * from node 0's pool: drop it, the VMA policies place the pages.
-	 */
-	ASSERT_EQ(0, syscall(SYS_set_mempolicy, MPOL_DEFAULT, NULL, 0));
-	p = mmap(NULL, 2 * size, PROT_READ | PROT_WRITE,
-		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB | sizeflag, -1, 0);
-	if (p == MAP_FAILED)
-		SKIP(return, "no %s hugetlb pages: %s", name, strerror(errno));
-	ASSERT_EQ(0, bind_node(p, size, 0));
-	ASSERT_EQ(0, bind_node(p + size, size, 1));
-	if (madvise(p, 2 * size, MADV_POPULATE_WRITE))
-		SKIP(return, "cannot fault %s hugetlb pages on both nodes: %s",
-		     name, strerror(errno));
-
-	pages = page_array(p, n, PSZ);
-	st = query(_metadata, pages, n);
-	print_statuses("N", name, st, n);
 	for (i = 0; i < n; i++)
-		EXPECT_EQ(i < n / 2 ? 0 : 1, st[i]) TH_LOG("page %lu", i);
-
-	/* PROT_NONE: on x86 a PROT_NONE PUD is not pud_present() */
-	ASSERT_EQ(0, mprotect(p, size, PROT_NONE));
-	free(st);
-	st = query(_metadata, pages, n);
-	print_statuses("N", size == GPSZ ? "hugetlb_1g_protnone" :
-		       "hugetlb_2m_protnone", st, n);
-	EXPECT_EQ(size == GPSZ ? -ENOENT : 0, st[0]);
-	EXPECT_EQ(1, st[n - 1]);
-	munmap(p, 2 * size);
+		if (i >= upto || want[i] != UNSET)
+			ASSERT_EQ(i < upto ? want[i] : UNSET, st[i])
+				TH_LOG("entry %lu", i);
 }
 
-/* Two hugetlb pages, the first on node 0, the second on node 1. */
-TEST_F(stat, hugetlb_2m)
+/* Every page of the layout gets its status */
+TEST_F(stat, layout)
 {
-	hugetlb_case(_metadata, HPSZ, MAP_HUGE_2MB, "hugetlb_2m");
-}
+	int *st = filled(self->l.n + 1, UNSET);
 
-TEST_F_TIMEOUT(stat, hugetlb_1g, 600)
-{
-	if (sizeof(void *) < 8)
-		SKIP(return, "1 GiB pages need a 64-bit address space");
-	hugetlb_case(_metadata, GPSZ, MAP_HUGE_1GB, "hugetlb_1g");
+	ASSERT_EQ(0, move_pages(0, self->l.n, self->l.pages, NULL, st, 0));
+	print_statuses("N", "layout", st, self->l.n + 1);
+	check_stat(_metadata, self->l.stat, st, self->l.n + 1, self->l.n);
 }
 
 /*
- * Move @n pages from @p on to node 1, every one of them on node 0 and
- * mapped by huge pages of @hsize: every status must be node 1, the pages
- * of a huge page that an earlier address already isolated included, and
- * every page must be on node 1 afterwards.
+ * Lengths around do_pages_stat()'s batches: 16 pointers on the stack, or
+ * a page of 64-bit or of 32-bit kernel pointers.
  */
-static void move_huge(struct __test_metadata *_metadata, char *p,
-		      unsigned long n, size_t hsize, const char *name)
-{
-	void **pages = page_array(p, n, PSZ);
-	int *nodes = malloc(n * sizeof(*nodes));
-	int *st = malloc(n * sizeof(*st));
-	unsigned long i, bad = 0;
-
-	ASSERT_TRUE(pages && nodes && st);
-	for (i = 0; i < n; i++) {
-		nodes[i] = 1;
-		st[i] = UNSET;
-	}
-	ASSERT_EQ(0, syscall(SYS_move_pages, 0, n, pages, nodes, st,
-			     MPOL_MF_MOVE));
-	for (i = 0; i < n; i++)
-		if (st[i] != 1 && !bad++)
-			TH_LOG("%s: page %lu (%lu of its huge page): status %d",
-			       name, i, i % (hsize / PSZ), st[i]);
-	EXPECT_EQ(0, bad) TH_LOG("%s: %lu statuses not node 1", name, bad);
-	free(st);
-	st = query(_metadata, pages, n);
-	for (i = 0, bad = 0; i < n; i++)
-		bad += st[i] != 1;
-	EXPECT_EQ(0, bad) TH_LOG("%s: %lu pages not on node 1", name, bad);
-	free(st);
-	free(nodes);
-	free(pages);
-}
+#define STAT_LENGTHS(b)	{ 1, 15, 16, 17, (b) / 8 - 1, (b) / 8, (b) / 8 + 1, \
+			  (b) / 4 - 1, (b) / 4, (b) / 4 + 1, (b) / 2 + 17 }
 
 /*
- * Four THPs on node 0 moved to node 1.  Stock 6.12 reports -EBUSY for
- * the address after the first of each THP, which the first one isolated,
- * though the THP moves (the harness names this the expected difference).
- */
-TEST_F(stat, move_thp)
-{
-	unsigned long n = 4 * HPSZ / PSZ, i;
-	char *p = thp_region(4);
-	void **pages;
-	int *st;
-
-	ASSERT_TRUE(!!p);
-	for (i = 0; i < 4; i++)
-		p[i * HPSZ] = 1;
-	/* One byte written per 2 MiB: all of them present only as THPs */
-	pages = page_array(p, n, PSZ);
-	st = query(_metadata, pages, n);
-	free(pages);
-	for (i = 0; i < n; i++)
-		if (st[i] != 0)
-			SKIP(return, "page %lu: %d, not a THP on node 0", i,
-			     st[i]);
-	free(st);
-	move_huge(_metadata, p, n, HPSZ, "move_thp");
-	munmap(p, 4 * HPSZ);
-}
-
-/* The same with four 2 MiB hugetlb pages. */
-TEST_F(stat, move_hugetlb_2m)
-{
-	unsigned long n = 4 * HPSZ / PSZ, i;
-	void **pages;
-	char *p;
-	int *st;
-
-	/* As in hugetlb_case(): the VMA policy places the pages */
-	ASSERT_EQ(0, syscall(SYS_set_mempolicy, MPOL_DEFAULT, NULL, 0));
-	p = mmap(NULL, 4 * HPSZ, PROT_READ | PROT_WRITE,
-		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB | MAP_HUGE_2MB, -1,
-		 0);
-	if (p == MAP_FAILED)
-		SKIP(return, "no 2 MiB hugetlb pages: %s", strerror(errno));
-	ASSERT_EQ(0, bind_node(p, 4 * HPSZ, 0));
-	if (madvise(p, 4 * HPSZ, MADV_POPULATE_WRITE))
-		SKIP(return, "cannot fault 2 MiB hugetlb pages on node 0: %s",
-		     strerror(errno));
-	pages = page_array(p, n, PSZ);
-	st = query(_metadata, pages, n);
-	free(pages);
-	for (i = 0; i < n; i++)
-		ASSERT_EQ(0, st[i]) TH_LOG("page %lu", i);
-	free(st);
-	move_huge(_metadata, p, n, HPSZ, "move_hugetlb_2m");
-	munmap(p, 4 * HPSZ);
-}
-
-/*
- * Shared and file-backed pages, four pages of each, all written on
- * node 0 unless said otherwise:
- *  memfd MAP_SHARED; MAP_SHARED|MAP_ANONYMOUS; a private mapping of a
- *  two-page tmpfs file with page 0 read (page cache) and page 1 written
- *  (COW), pages 2-3 past the end of the file (-ENOENT); an mremap()ed range and the range it
- *  left (-EFAULT); a fork()ed child's view of the parent's pages.
- */
-TEST_F(stat, shared)
-{
-	char *mfd, *shm, *priv, *old, *moved;
-	void *pages[20];
-	int fd, i, *st, status;
-	char buf[2 * 4096];
-	pid_t pid;
-
-	fd = memfd_create("move_pages_stat", 0);
-	ASSERT_LE(0, fd);
-	ASSERT_EQ(0, ftruncate(fd, 4 * PSZ));
-	mfd = mmap(NULL, 4 * PSZ, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	ASSERT_TRUE(mfd != MAP_FAILED);
-	shm = mmap(NULL, 4 * PSZ, PROT_READ | PROT_WRITE,
-		   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	ASSERT_TRUE(shm != MAP_FAILED);
-	ASSERT_EQ(0, bind_node(mfd, 4 * PSZ, 0));
-	ASSERT_EQ(0, bind_node(shm, 4 * PSZ, 0));
-	memset(mfd, 1, 4 * PSZ);
-	memset(shm, 1, 4 * PSZ);
-
-	close(fd);
-	fd = open("/tmp/move_pages_stat.file", O_RDWR | O_CREAT | O_TRUNC,
-		  0600);
-	ASSERT_LE(0, fd);
-	memset(buf, 2, sizeof(buf));
-	ASSERT_EQ((ssize_t)sizeof(buf), write(fd, buf, sizeof(buf)));
-	priv = mmap(NULL, 4 * PSZ, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
-	ASSERT_TRUE(priv != MAP_FAILED);
-	touch_read(&priv[0]);
-	priv[PSZ] = 3;
-	close(fd);
-	unlink("/tmp/move_pages_stat.file");
-
-	old = mmap(NULL, 4 * PSZ, PROT_READ | PROT_WRITE,
-		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	ASSERT_TRUE(old != MAP_FAILED);
-	ASSERT_EQ(0, bind_node(old, 4 * PSZ, 0));
-	memset(old, 1, 4 * PSZ);
-	moved = mremap(old, 4 * PSZ, 4 * PSZ, MREMAP_MAYMOVE | MREMAP_FIXED,
-		       shm + 64 * PSZ);
-	ASSERT_TRUE(moved != MAP_FAILED);
-
-	for (i = 0; i < 4; i++) {
-		pages[i] = mfd + i * PSZ;
-		pages[4 + i] = shm + i * PSZ;
-		pages[8 + i] = priv + i * PSZ;
-		pages[12 + i] = moved + i * PSZ;
-		pages[16 + i] = old + i * PSZ;
-	}
-	st = query(_metadata, pages, 20);
-	print_statuses("N", "shared", st, 20);
-	for (i = 0; i < 8; i++)
-		EXPECT_EQ(0, st[i]) TH_LOG("page %d", i);
-	/*
-	 * Page 0 is the page cache's, page 1 the COW copy; the file ends
-	 * before pages 2-3, so no fault-around can map them.
-	 */
-	EXPECT_EQ(0, st[8]);
-	EXPECT_EQ(0, st[9]);
-	EXPECT_EQ(-ENOENT, st[10]);
-	EXPECT_EQ(-ENOENT, st[11]);
-	for (i = 12; i < 16; i++)
-		EXPECT_EQ(0, st[i]) TH_LOG("page %d", i);
-	for (i = 16; i < 20; i++)
-		EXPECT_EQ(-EFAULT, st[i]) TH_LOG("page %d", i);
-
-	/*
-	 * A fork()ed child shares the parent's private anonymous pages, so
-	 * it sees them where the parent does; fork() copies no PTEs of
-	 * shared mappings, so those are -ENOENT until the child faults.
-	 */
-	pid = fork();
-	ASSERT_LE(0, pid);
-	if (!pid) {
-		int cst[20];
-
-		if (move_pages(0, 20, pages, cst, 0))
-			_exit(2);
-		print_statuses("N", "shared_child", cst, 20);
-		_exit(memcmp(cst + 12, st + 12, 8 * sizeof(int)) ? 1 : 0);
-	}
-	ASSERT_EQ(pid, waitpid(pid, &status, 0));
-	EXPECT_EQ(0, WEXITSTATUS(status));
-}
-
-/*
- * Addresses with no VMA: NULL, a gap, the last page below the top of the
- * address space, and (64-bit) a kernel address and a non-canonical one.
- */
-TEST_F(stat, holes)
-{
-	char *p = mmap(NULL, 3 * PSZ, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	void *pages[6];
-	int *st, i, n = 3;
-
-	ASSERT_TRUE(p != MAP_FAILED);
-	ASSERT_EQ(0, munmap(p + PSZ, PSZ));
-	pages[0] = NULL;
-	pages[1] = p + PSZ;
-	pages[2] = (void *)(-2 * PSZ);
-	if (sizeof(void *) == 8) {
-		pages[3] = (void *)0x00007ffffffff000UL;
-		pages[4] = (void *)0xffffffff81000000UL;
-		pages[5] = (void *)0x8000000000000000UL;
-		n = 6;
-	}
-	st = query(_metadata, pages, n);
-	print_statuses("N", "holes", st, n);
-	for (i = 0; i < n; i++)
-		EXPECT_EQ(-EFAULT, st[i]) TH_LOG("address %d", i);
-}
-
-/*
- * Pages 0-55 written, on node 0 and 1 alternately in pairs, 40-47 then
- * unmapped; 56-63 untouched.
- */
-static char *mixed_region(void)
-{
-	char *p = map_aligned(64 * PSZ, HPSZ, PROT_READ | PROT_WRITE,
-			      MAP_PRIVATE | MAP_ANONYMOUS);
-	int i;
-
-	if (!p)
-		return NULL;
-	if (madvise(p, 64 * PSZ, MADV_NOHUGEPAGE))
-		return NULL;
-	for (i = 0; i < 56; i += 2)
-		if (bind_node(p + i * PSZ, 2 * PSZ, (i / 2) % 2))
-			return NULL;
-	for (i = 0; i < 56; i++)
-		p[i * PSZ] = 1;
-	munmap(p + 40 * PSZ, 8 * PSZ);
-	return p;
-}
-
-/*
- * The same pages through pointer arrays of every shape: each entry must
- * get the status of its page in the consecutive query.
+ * Pointer arrays of every shape over the layout, ending where an unmapped
+ * page starts: each entry gets its page's status; one entry more gives
+ * -EFAULT, the statuses of the 16-entry chunks before the unreadable
+ * entry's, and nothing else.
  */
 TEST_F_TIMEOUT(stat, arrays, 600)
 {
-	static const unsigned long lens[] = {
-		1, 2, 15, 16, 17, 63, 64, 65, 255, 256, 257, 511, 512, 513,
-		1023, 1024, 1025, 3000,
+	static const char *const shapes[] = {
+		"consecutive", "unaligned", "duplicated", "reversed", "shuffled",
 	};
-	char *p = mixed_region();
-	unsigned long n, i, k;
+	const unsigned long lens[] = STAT_LENGTHS(psz);
+	unsigned long n, i, k, s, pg, nr = self->l.n;
+	int *st, *want;
 	uint64_t seed = 1;
-	int *base, *st;
 	void **pages;
 	char name[64];
 
-	ASSERT_TRUE(!!p);
-	pages = page_array(p, 64, PSZ);
-	base = query(_metadata, pages, 64);
-	print_statuses("P", "mixed", base, 64);
-	for (i = 0; i < 56; i++)
-		EXPECT_EQ(i >= 40 && i < 48 ? -EFAULT : (int)(i / 2) % 2,
-			  base[i]) TH_LOG("page %lu", i);
-	free(pages);
-
-	for (k = 0; k < ARRAY_SIZE(lens); k++) {
-		static const char *const shapes[] = {
-			"consecutive", "unaligned", "duplicated", "reversed",
-			"shuffled",
-		};
-		unsigned long s;
-
-		n = lens[k];
-		for (s = 0; s < 5; s++) {
-			pages = malloc(n * sizeof(*pages));
-			ASSERT_TRUE(!!pages);
-			for (i = 0; i < n; i++) {
-				unsigned long pg = i % 64;
-
-				switch (s) {
-				case 1:	/* into the middle of the page */
-					pages[i] = p + pg * PSZ + 123 + i % 7;
-					break;
-				case 2:
-					pages[i] = p + (i / 2 % 64) * PSZ;
-					break;
-				case 3:
-					pages[i] = p + (63 - pg) * PSZ;
-					break;
-				case 4:
-					seed = seed * 6364136223846793005ULL +
-					       1442695040888963407ULL;
-					pages[i] = p + (seed >> 33) % 64 * PSZ;
-					break;
-				default:
-					pages[i] = p + pg * PSZ;
-				}
-			}
-			st = query(_metadata, pages, n);
-			snprintf(name, sizeof(name), "%s_%lu", shapes[s], n);
-			print_statuses("P", name, st, n);
-			for (i = 0; i < n; i++) {
-				unsigned long pg = ((char *)pages[i] - p) / PSZ;
-
-				ASSERT_EQ(base[pg], st[i])
-					TH_LOG("%s: entry %lu, page %lu",
-					       name, i, pg);
-			}
-			free(st);
-			free(pages);
+	for (k = 0; k < ARRAY_SIZE(lens) * ARRAY_SIZE(shapes); k++) {
+		n = lens[k / ARRAY_SIZE(shapes)];
+		s = k % ARRAY_SIZE(shapes);
+		want = filled(n, 0);
+		pages = malloc(n * sizeof(*pages));
+		ASSERT_TRUE(want && pages);
+		for (i = 0; i < n; i++) {
+			seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+			pg = s == 2 ? i / 2 % nr : s == 3 ? nr - 1 - i % nr :
+			     s == 4 ? (seed >> 33) % nr : i % nr;
+			pages[i] = (char *)self->l.pages[pg] + (s == 1 ? 123 + i % 7 : 0);
+			want[i] = self->l.stat[pg];
 		}
-	}
-}
-
-/*
- * Arrays of many lengths over pages whose even pages are written on
- * node 0 and odd pages untouched: the shape that a compat caller's
- * array was misread for past its 16th entry.  Also arrays that end
- * exactly at an unmapped page: the exact length succeeds, one more
- * entry fails with -EFAULT after the statuses of the 16-entry chunks
- * before the unreadable entry's, and nothing else is written.
- */
-TEST_F_TIMEOUT(stat, lengths, 600)
-{
-	static const unsigned long lens[] = {
-		1, 15, 16, 17, 511, 512, 513, 1000, 100000,
-	};
-	unsigned long k, i, n;
-
-	for (k = 0; k < ARRAY_SIZE(lens); k++) {
-		size_t asz, len;
-		char *p, *arr;
-		void **pages;
-		int *st, *st2;
-		char name[32];
-
-		n = lens[k];
-		len = n * PSZ;
-		p = mmap(NULL, len, PROT_READ | PROT_WRITE,
-			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-		ASSERT_TRUE(p != MAP_FAILED);
-		ASSERT_EQ(0, madvise(p, len, MADV_NOHUGEPAGE));
-		ASSERT_EQ(0, bind_node(p, len, 0));
-		for (i = 0; i < n; i += 2)
-			p[i * PSZ] = 1;
-
-		/* The array ends where an unmapped page begins */
-		asz = (n * sizeof(void *) + PSZ - 1) & ~(PSZ - 1);
-		arr = mmap(NULL, asz + PSZ, PROT_READ | PROT_WRITE,
-			   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-		ASSERT_TRUE(arr != MAP_FAILED);
-		ASSERT_EQ(0, munmap(arr + asz, PSZ));
-		pages = (void **)(arr + asz - n * sizeof(void *));
-		for (i = 0; i < n; i++)
-			pages[i] = p + i * PSZ;
-
-		st = query(_metadata, pages, n);
-		snprintf(name, sizeof(name), "length_%lu", n);
-		print_statuses("P", name, st, n);
-		for (i = 0; i < n; i++)
-			ASSERT_EQ(i % 2 ? -ENOENT : 0, st[i])
-				TH_LOG("%s: entry %lu", name, i);
-
-		st2 = malloc((n + 2) * sizeof(*st2));
-		ASSERT_TRUE(!!st2);
-		for (i = 0; i < n + 2; i++)
-			st2[i] = UNSET;
-		errno = 0;
-		EXPECT_EQ(-1, move_pages(0, n + 1, pages, st2, 0));
+		pages = array_to_hole(pages, sizeof(*pages), n);
+		st = filled(n + 2, UNSET);
+		ASSERT_TRUE(pages && st);
+		ASSERT_EQ(0, move_pages(0, n, pages, NULL, st, 0));
+		snprintf(name, sizeof(name), "%s_%lu", shapes[s], n);
+		print_statuses("P", name, st, n + 1);
+		check_stat(_metadata, want, st, n + 2, n);
+		memcpy(st, filled(n + 2, UNSET), (n + 2) * sizeof(*st));
+		EXPECT_EQ(-1, move_pages(0, n + 1, pages, NULL, st, 0));
 		EXPECT_EQ(EFAULT, errno);
-		/*
-		 * The kernel reads the array 16 entries at a time: the
-		 * chunks before the one with the unreadable entry n are
-		 * answered, nothing from that chunk on.
-		 */
-		snprintf(name, sizeof(name), "length_%lu_fault", n);
-		print_statuses("P", name, st2, n + 2);
-		for (i = 0; i < n + 2; i++)
-			ASSERT_EQ(i < (n & ~15UL) ? (i % 2 ? -ENOENT : 0) : UNSET,
-				  st2[i])
-				TH_LOG("%s: entry %lu", name, i);
-
-		free(st);
-		free(st2);
-		munmap(arr, asz);
-		munmap(p, len);
+		strcat(name, "_fault");
+		print_statuses("P", name, st, n + 2);
+		check_stat(_metadata, want, st, n + 2, n & ~15UL);
 	}
 }
 
 /*
- * Device-private pages (lib/test_hmm.c, CONFIG_TEST_HMM): pages 4-11 of
- * 16 written pages are migrated to the dmirror device.  Their PTEs then
- * hold device-private entries, which stock answers -ENOENT; the others
- * stay on node 0.
+ * @nr huge pages of @size on n0 moved to n1: every status n1 (stock 6.12:
+ * -EBUSY for the address after the first of each) but in a PUD page, and
+ * every page on n1 afterwards.
  */
-/*
- * 16 pages written on node 0, of which pages 4-11 are then migrated to the
- * dmirror device (device-private entries); NULL, the test skipped, when
- * there is no such device.
- */
-static char *device_private_pages(struct __test_metadata *_metadata,
-				  int *fd)
+static void move_huge(struct __test_metadata *_metadata, char *p, int nr,
+		      size_t size)
 {
-	struct hmm_dmirror_cmd cmd = { 0 };
-	char *p;
+	unsigned long n = nr * size / psz, i, bad = 0;
+	void **pages = page_array(p, n);
+	int *nodes = filled(n, n1), *st = filled(n, UNSET);
 
-	*fd = open("/dev/hmm_dmirror0", O_RDWR);
-	if (*fd < 0)
-		SKIP(return NULL, "no /dev/hmm_dmirror0 (CONFIG_TEST_HMM): %s",
-		     strerror(errno));
-	p = mmap(NULL, 16 * PSZ, PROT_READ | PROT_WRITE,
-		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	ASSERT_TRUE(p != MAP_FAILED);
-	ASSERT_EQ(0, madvise(p, 16 * PSZ, MADV_NOHUGEPAGE));
-	ASSERT_EQ(0, bind_node(p, 16 * PSZ, 0));
-	memset(p, 1, 16 * PSZ);
-	cmd.addr = (uintptr_t)(p + 4 * PSZ);
-	cmd.ptr = (uintptr_t)malloc(8 * PSZ);
-	cmd.npages = 8;
-	if (ioctl(*fd, HMM_DMIRROR_MIGRATE_TO_DEV, &cmd))
-		SKIP(return NULL, "cannot migrate to the dmirror device: %s",
-		     strerror(errno));
-	ASSERT_EQ(8, cmd.cpages);
-	return p;
+	if (!p || madvise(p, nr * size, MADV_POPULATE_WRITE_))
+		SKIP(return, "no %d huge pages on node %d", nr, n0);
+	ASSERT_TRUE(pages && nodes && st);
+	ASSERT_EQ(0, query_16(0, n, pages, st));
+	for (i = 0; i < n; i++)
+		if (st[i] != n0)
+			SKIP(return, "page %lu: %d, not on node %d", i, st[i], n0);
+	ASSERT_EQ(0, move_pages(0, n, pages, nodes, st, MPOL_MF_MOVE));
+	for (i = 0; size < gpsz && i < n; i++)
+		if (st[i] != n1 && !bad++)
+			TH_LOG("page %lu: status %d", i, st[i]);
+	ASSERT_EQ(0, query_16(0, n, pages, nodes));
+	for (i = 0; i < n; i++)
+		bad += nodes[i] != n1;
+	EXPECT_EQ(0, bad) TH_LOG("%lu statuses or pages not node %d", bad, n1);
 }
 
-TEST_F(stat, device_private)
+TEST_F(stat, move_thp)
 {
-	void **pages;
-	int fd, i, *st;
-	char *p = device_private_pages(_metadata, &fd);
+	move_huge(_metadata, map_aligned(NULL, 4 * hpsz, hpsz, 1), 4, hpsz);
+}
+
+TEST_F(stat, move_hugetlb_2m)
+{
+	move_huge(_metadata, map_hugetlb(4 * hpsz, hpsz, n0), 4, hpsz);
+}
+
+/* And a PUD page, then another made PROT_NONE: not pud_present() on x86 */
+TEST_F_TIMEOUT(stat, hugetlb_1g, 600)
+{
+	char *p = sizeof(void *) == 8 ? map_hugetlb(gpsz, gpsz, n0) : NULL;
+	void *pages[2] = { p, p + gpsz - psz };
+	int st[2];
 
 	if (!p)
+		SKIP(return, "no PUD-size hugetlb page (or 32-bit)");
+	ASSERT_EQ(0, munmap(p, gpsz));
+	move_huge(_metadata, map_hugetlb(gpsz, gpsz, n0), 1, gpsz);
+	if (_metadata->exit_code)
 		return;
-	pages = page_array(p, 16, PSZ);
-	st = query(_metadata, pages, 16);
-	print_statuses("N", "device_private", st, 16);
-	for (i = 0; i < 16; i++)
-		EXPECT_EQ(i >= 4 && i < 12 ? -ENOENT : 0, st[i])
-			TH_LOG("page %d", i);
-	close(fd);
+	p = map_hugetlb(gpsz, gpsz, n0);
+	ASSERT_TRUE(p && !mprotect(p, gpsz, PROT_NONE));
+	pages[0] = p;
+	pages[1] = p + gpsz - psz;
+	ASSERT_EQ(0, move_pages(0, 2, pages, NULL, st, 0));
+	EXPECT_EQ(-ENOENT, st[0]);
+	EXPECT_EQ(-ENOENT, st[1]);
 }
-
-#define RACE_PAGES	(4 * HPSZ / PSZ)
-#define RACE_QUERIES	300
 
 struct race {
 	char *p;
 	int stop;
-	int bad;	/* units: statuses no state could give */
+	unsigned long changes;
 };
 
-/*
- * Change the mapping under the queries: unmap and map again, change
- * protections, zap, make THPs and collapse them, fault pages back in.
- */
+/* Map over, PROT_NONE and back, fault, collapse or zap, read a zero page */
 static void *race_mutate(void *arg)
 {
 	struct race *r = arg;
-	unsigned int i = 0;
+	unsigned long i;
+	char *q;
 
-	while (!__atomic_load_n(&r->stop, __ATOMIC_RELAXED)) {
-		char *q = r->p + (i % 4) * HPSZ;
-
-		switch (i++ % 6) {
-		case 0:
-			munmap(q, HPSZ);
-			mmap(q, HPSZ, PROT_READ | PROT_WRITE,
-			     MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
-			break;
-		case 1:
-			mprotect(q, HPSZ, PROT_NONE);
-			mprotect(q, HPSZ, PROT_READ | PROT_WRITE);
-			break;
-		case 2:
-			madvise(q, HPSZ, MADV_DONTNEED);
-			break;
-		case 3:
-			madvise(q, HPSZ, MADV_HUGEPAGE);
-			memset(q, 1, HPSZ);
-			break;
-		case 4:
-			madvise(q, HPSZ, 25 /* MADV_COLLAPSE */);
-			break;
-		default:
-			memset(q, 2, HPSZ / 2);
-			touch_read(q + HPSZ - PSZ);
-			break;
-		}
+	for (i = 0; !__atomic_load_n(&r->stop, __ATOMIC_RELAXED); i++) {
+		q = r->p + (i / 6 % 4) * hpsz;
+		if (i % 6 == 0)
+			mmap(q, hpsz, RW, ANON | MAP_FIXED, -1, 0);
+		else if (i % 6 < 3)
+			mprotect(q, hpsz, i % 6 == 1 ? PROT_NONE : RW);
+		else if (i % 6 == 3)
+			memset(q, 1, hpsz);
+		else if (i % 6 == 4)
+			madvise(q, hpsz, i % 12 < 6 ? MADV_COLLAPSE_ : MADV_DONTNEED);
+		else
+			(void)*(volatile char *)(q + hpsz - psz);
+		__atomic_store_n(&r->changes, i + 1, __ATOMIC_RELAXED);
 	}
 	return NULL;
 }
 
 /*
- * Query a range in a loop while another thread changes it: each status
- * must be one that some state of the range gives (a node, -ENOENT for
- * nothing mapped, -EFAULT for no VMA or the zero pages), and the kernel
- * must not warn (the harness reads the console).
+ * Queries while another thread changes the range: each status one some
+ * state of its page gives (n0, -ENOENT, or -EFAULT for a zero page), the
+ * range changed during the queries and they saw it change.
  */
 TEST_F_TIMEOUT(stat, concurrent, 600)
 {
-	struct race r = { 0 };
-	void **pages;
+	unsigned long n = 4 * hpsz / psz, i, changes, bad = 0, seen = 0;
+	struct race r = { .p = map_aligned(NULL, 4 * hpsz, hpsz, 1) };
+	int *st = filled(n, UNSET), *prev = filled(n, n0), q;
+	void **pages = page_array(r.p, n);
 	pthread_t t;
-	int *st, q;
-	unsigned long i;
 
-	r.p = map_aligned(4 * HPSZ, HPSZ, PROT_READ | PROT_WRITE,
-			  MAP_PRIVATE | MAP_ANONYMOUS);
-	ASSERT_TRUE(!!r.p);
-	memset(r.p, 1, 4 * HPSZ);
-	pages = page_array(r.p, RACE_PAGES, PSZ);
-	st = malloc(RACE_PAGES * sizeof(*st));
-	ASSERT_TRUE(!!st);
+	ASSERT_TRUE(r.p && pages && st && prev);
+	memset(r.p, 1, 4 * hpsz);
 	ASSERT_EQ(0, pthread_create(&t, NULL, race_mutate, &r));
-	for (q = 0; q < RACE_QUERIES; q++) {
-		if (move_pages(0, RACE_PAGES, pages, st, 0)) {
-			r.bad++;
-			break;
-		}
-		for (i = 0; i < RACE_PAGES; i++)
-			if (st[i] != -ENOENT && st[i] != -EFAULT &&
-			    (st[i] < 0 || st[i] >= self->nodes))
-				r.bad++;
+	while (!__atomic_load_n(&r.changes, __ATOMIC_RELAXED))
+		usleep(1000);
+	changes = __atomic_load_n(&r.changes, __ATOMIC_RELAXED);
+	for (q = 0; q < 300 && !bad; q++) {
+		ASSERT_EQ(0, move_pages(0, n, pages, NULL, st, 0));
+		for (i = 0; i < n; i++)
+			if (st[i] != n0 && st[i] != -ENOENT && st[i] != -EFAULT &&
+			    !bad++)
+				TH_LOG("query %d, page %lu: %d", q, i, st[i]);
+		seen += !!memcmp(st, prev, n * sizeof(*st));
+		memcpy(prev, st, n * sizeof(*st));
 	}
+	changes = __atomic_load_n(&r.changes, __ATOMIC_RELAXED) - changes;
 	__atomic_store_n(&r.stop, 1, __ATOMIC_RELAXED);
 	pthread_join(t, NULL);
-	EXPECT_EQ(0, r.bad);
+	EXPECT_EQ(0, bad);
+	EXPECT_LE(6, changes) TH_LOG("%lu changes during the queries", changes);
+	EXPECT_LE(2, seen) TH_LOG("%lu queries saw a change", seen);
 }
 
-/*
- * A query of more than a chunk allocates a page for its pointers; made to
- * fail, the chunk on the stack gives the same statuses.
- */
+/* Over 16 pages take a page for the pointers; failed, the stack will do */
 TEST_F(stat, page_alloc_fails)
 {
-	char *p = mixed_region();
-	void **pages = page_array(p, 64, PSZ);
-	int *want, *st = malloc(65 * sizeof(*st));
-	int failed, i;
+	int *st = filled(self->l.n + 1, UNSET), failed;
 	long ret;
 
-	ASSERT_TRUE(p && pages && st);
-	want = query(_metadata, pages, 64);
-	for (i = 0; i <= 64; i++)
-		st[i] = UNSET;
-	failed = move_pages_failing_alloc(64, pages, NULL, st, 0, &ret);
+	failed = move_pages_failing_alloc(self->l.n, self->l.pages, NULL, st,
+					  &ret);
 	if (failed == -ENODEV)
 		SKIP(return, "no fail_page_alloc in this kernel");
-	ASSERT_LE(0, failed);
+	ASSERT_LE(0, failed) TH_LOG("fail_page_alloc's count unreadable");
 	if (!failed)
 		SKIP(return, "the query allocates no page");
 	EXPECT_EQ(0, ret);
-	EXPECT_EQ(0, memcmp(want, st, 65 * sizeof(*st)));
+	check_stat(_metadata, self->l.stat, st, self->l.n + 1, self->l.n);
 }
 
-static char *ro_page(void)
-{
-	char *p = mmap(NULL, PSZ, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1,
-		       0);
-
-	return p == MAP_FAILED ? NULL : p;
-}
-
-/* Bad arguments: the return value and errno stock gives. */
+/* Bad arguments: the return value and errno */
 TEST_F(stat, bad_input)
 {
-	char *p = mmap(NULL, 2 * PSZ, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	char *ro = ro_page();
-	void *pages[4] = { p, p, p, p };
-	int st[4], status;
-	pid_t pid;
+	void **pages = self->l.pages, **end4 = array_to_hole(pages, sizeof(*pages), 4);
+	char *ro = mmap(NULL, psz, PROT_READ, ANON, -1, 0);
+	int st[4] = { UNSET, UNSET, UNSET, UNSET };
 
-	ASSERT_TRUE(p != MAP_FAILED);
-	ASSERT_TRUE(!!ro);
-	p[0] = 1;
-
-	/* nr_pages == 0 does nothing */
-	EXPECT_EQ(0, move_pages(0, 0, pages, st, 0));
-	/* pages unmapped */
-	errno = 0;
-	EXPECT_EQ(-1, move_pages(0, 4, (void **)(p + PSZ * 64), st, 0));
-	EXPECT_EQ(EFAULT, errno);
-	/* status read-only */
-	errno = 0;
-	EXPECT_EQ(-1, move_pages(0, 4, pages, (int *)ro, 0));
-	EXPECT_EQ(EFAULT, errno);
-	/* status NULL */
-	errno = 0;
-	EXPECT_EQ(-1, move_pages(0, 4, pages, NULL, 0));
-	EXPECT_EQ(EFAULT, errno);
-	/* invalid flags */
-	errno = 0;
-	EXPECT_EQ(-1, move_pages(0, 4, pages, st, 0x100));
+	EXPECT_EQ(0, move_pages(0, 0, pages, NULL, st, 0));
+	/* MPOL_MF_MOVE is accepted without nodes, no other flag is */
+	EXPECT_EQ(0, move_pages(0, 4, pages, NULL, st, MPOL_MF_MOVE));
+	EXPECT_EQ(-1, move_pages(0, 4, pages, NULL, st, 0x100));
 	EXPECT_EQ(EINVAL, errno);
-	/* a pid that does not exist */
-	errno = 0;
-	EXPECT_EQ(-1, move_pages(0x3fffffff, 4, pages, st, 0));
+	EXPECT_EQ(-1, move_pages(0x3fffffff, 4, pages, NULL, st, 0));
 	EXPECT_EQ(ESRCH, errno);
-	/* MPOL_MF_MOVE is accepted with a NULL node list */
-	EXPECT_EQ(0, move_pages(0, 4, pages, st, MPOL_MF_MOVE));
-
-	/* Unprivileged: MPOL_MF_MOVE_ALL and another user's process */
-	pid = fork();
-	ASSERT_LE(0, pid);
-	if (!pid) {
-		if (setgid(65534) || setuid(65534))
-			_exit(3);
-		errno = 0;
-		if (move_pages(0, 4, pages, st, MPOL_MF_MOVE_ALL) != -1 ||
-		    errno != EPERM)
-			_exit(1);
-		errno = 0;
-		if (move_pages(getppid(), 4, pages, st, 0) != -1 ||
-		    errno != EPERM)
-			_exit(2);
-		_exit(0);
-	}
-	ASSERT_EQ(pid, waitpid(pid, &status, 0));
-	if (WEXITSTATUS(status) == 3)
-		SKIP(return, "cannot drop privileges");
-	EXPECT_EQ(0, WEXITSTATUS(status));
-}
-
-/*
- * A huge nr_pages over a 4-entry array that ends where a hole starts:
- * -EFAULT, and no status is written.
- */
-TEST_F(stat, bad_huge_nr)
-{
-	char *arr = mmap(NULL, 2 * PSZ, PROT_READ | PROT_WRITE,
-			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	int i, st[4] = { UNSET, UNSET, UNSET, UNSET };
-	void **end4;
-
-	ASSERT_TRUE(arr != MAP_FAILED);
-	ASSERT_EQ(0, munmap(arr + PSZ, PSZ));
-	arr[0] = 1;
-	end4 = (void **)(arr + PSZ) - 4;
-	for (i = 0; i < 4; i++)
-		end4[i] = arr;
-	errno = 0;
-	EXPECT_EQ(-1, move_pages(0, ~0UL >> 1, end4, st, 0));
+	EXPECT_EQ(-1, move_pages(0, 4, (void **)16, NULL, st, 0));
 	EXPECT_EQ(EFAULT, errno);
-	for (i = 0; i < 4; i++)
-		EXPECT_EQ(UNSET, st[i]) TH_LOG("status %d written", i);
+	EXPECT_EQ(-1, move_pages(0, 4, pages, NULL, (int *)ro, 0));
+	EXPECT_EQ(EFAULT, errno);
+	EXPECT_EQ(-1, move_pages(0, 4, pages, NULL, NULL, 0));
+	EXPECT_EQ(EFAULT, errno);
+	/* A huge count over 4 pointers before a hole: nothing written */
+	memcpy(st, filled(4, UNSET), sizeof(st));
+	EXPECT_EQ(-1, move_pages(0, ~0UL >> 1, end4, NULL, st, 0));
+	EXPECT_EQ(EFAULT, errno);
+	check_stat(_metadata, st, st, 4, 0);
+	/* Unprivileged: MPOL_MF_MOVE_ALL */
+	if (!fork())
+		_exit(setuid(65534) || move_pages(0, 4, pages, NULL, st,
+						  MPOL_MF_MOVE_ALL) != -1 ||
+		      errno != EPERM);
+	wait(st);
+	EXPECT_EQ(0, WEXITSTATUS(st[0]));
 }
 
-/*
- * A status array that turns read-only halfway: -EFAULT, and what was
- * written before the fault is right.
- */
+/* A status array read-only after a page of it: -EFAULT, that page written */
 TEST_F(stat, bad_status_halfway)
 {
-	char *p = mmap(NULL, 3 * PSZ, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	unsigned long n = 2 * PSZ / sizeof(int), i;
-	void **pages;
-	int *sb;
+	char *p = mmap(NULL, 3 * psz, RW, ANON, -1, 0);
+	unsigned long n = 2 * psz / sizeof(int), i;
+	/* Twice as long: stock's 32-bit misread stays on these pointers */
+	void **pages = malloc(2 * n * sizeof(*pages));
+	int *sb = (int *)(p + psz);
 
-	ASSERT_TRUE(p != MAP_FAILED);
-	ASSERT_EQ(0, bind_node(p, PSZ, 0));
+	ASSERT_TRUE(p != MAP_FAILED && pages);
+	for (i = 0; i < 2 * n; i++)
+		pages[i] = p;
 	p[0] = 1;
-	pages = page_array(p, n, 0);
-	sb = (int *)(p + PSZ);
-	for (i = 0; i < n; i++)
-		sb[i] = UNSET;
-	ASSERT_EQ(0, mprotect(p + 2 * PSZ, PSZ, PROT_READ));
-	errno = 0;
-	EXPECT_EQ(-1, move_pages(0, n, pages, sb, 0));
+	memcpy(sb, filled(n / 2, UNSET), psz);
+	ASSERT_EQ(0, mprotect(p + 2 * psz, psz, PROT_READ));
+	EXPECT_EQ(-1, move_pages(0, n, pages, NULL, sb, 0));
 	EXPECT_EQ(EFAULT, errno);
 	for (i = 0; i < n / 2; i++)
-		if (sb[i] != 0 && sb[i] != UNSET)
-			break;
-	EXPECT_EQ(n / 2, i) TH_LOG("a wrong status was written");
-	free(pages);
-}
-
-/*
- * move_pages(2) with a node list.  Each move prints "# dump" lines that
- * the harness compares between the stock and the patched kernel: the
- * return value or -errno (R), the statuses (M), the node of every page
- * afterwards (F), and the pgmigrate_success and pgmigrate_fail deltas of
- * /proc/vmstat (V).  The one difference the harness allows is in M lines:
- * stock 6.12's -EBUSY for an address of a folio that an earlier address
- * queued, where the patched kernel reports the folio's node.
- */
-static long read_vmstat(const char *name)
-{
-	size_t len = strlen(name);
-	FILE *f = fopen("/proc/vmstat", "r");
-	char line[128];
-	long v = -1;
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, name, len) && line[len] == ' ')
-			v = atol(line + len + 1);
-	fclose(f);
-	return v;
+		ASSERT_EQ(n0, sb[i]) TH_LOG("status %lu", i);
 }
 
 struct move {
 	long ret;	/* what move_pages() returned, or -errno */
-	int *st;	/* the statuses; st[n] must stay UNSET */
+	int *st;	/* the statuses */
 	int *after;	/* the node of each page afterwards */
 };
 
 /*
- * Move @n pages of process @pid (0: this one) to @nodes with @flags, print
- * the dumps of @name and return what happened.  @pages may become
- * unreadable halfway: the nodes afterwards are those of @all's pages.
+ * Move @n pages of @pid to @nodes; @pages may end halfway, the nodes
+ * after are @all's.  Dumps: the return value or -errno (R), the
+ * statuses (M), the nodes after (F).
  */
-static struct move move_pages_of(struct __test_metadata *_metadata,
-				 const char *name, pid_t pid, void **pages,
-				 void **all, const int *nodes, unsigned long n,
-				 int flags)
+static struct move move_of(struct __test_metadata *_metadata,
+			   const char *name, pid_t pid, void **pages,
+			   void **all, const int *nodes, unsigned long n,
+			   int flags)
 {
-	long succ = read_vmstat("pgmigrate_success");
-	long fail = read_vmstat("pgmigrate_fail");
-	struct move m;
-	unsigned long i;
+	struct move m = { .st = filled(n + 1, UNSET), .after = filled(n, 0) };
 
-	m.st = malloc((n + 1) * sizeof(int));
-	m.after = malloc(n * sizeof(int));
 	ASSERT_TRUE(m.st && m.after);
-	for (i = 0; i <= n; i++)
-		m.st[i] = UNSET;
 	errno = 0;
-	m.ret = syscall(SYS_move_pages, pid, n, pages, nodes, m.st, flags);
+	m.ret = move_pages(pid, n, pages, nodes, m.st, flags);
 	if (m.ret < 0)
 		m.ret = -errno;
-	succ = read_vmstat("pgmigrate_success") - succ;
-	fail = read_vmstat("pgmigrate_fail") - fail;
-	printf("# dump R %s: %ld\n", name, m.ret);
+	if (DUMP)
+		printf("# dump R %s: %ld\n", name, m.ret);
 	print_statuses("M", name, m.st, n);
-	printf("# dump V %s: %ld %ld\n", name, succ, fail);
-	ASSERT_EQ(UNSET, m.st[n]) TH_LOG("%s: status written past the end",
-					 name);
+	ASSERT_EQ(UNSET, m.st[n]) TH_LOG("%s: status past the end", name);
 	ASSERT_EQ(0, query_16(pid, n, all, m.after));
 	print_statuses("F", name, m.after, n);
 	return m;
-}
-
-static struct move do_move(struct __test_metadata *_metadata,
-			   const char *name, pid_t pid, void **pages,
-			   const int *nodes, unsigned long n, int flags)
-{
-	return move_pages_of(_metadata, name, pid, pages, pages, nodes, n,
-			     flags);
-}
-
-/* The pages of a layout, with the status of each moved to node 1 */
-struct layout {
-	void **pages;
-	int *want;	/* UNSET: not predicted */
-	unsigned long n;
-	pid_t sharer;	/* a child mapping the shared anonymous pages */
-};
-
-static void add_pages(struct layout *l, char *p, unsigned long nr, int want)
-{
-	unsigned long i;
-
-	for (i = 0; i < nr; i++) {
-		l->pages[l->n] = p + i * PSZ;
-		l->want[l->n++] = want;
-	}
-}
-
-/* The [vvar] mapping: VM_PFNMAP | VM_IO, so not migratable */
-static char *vvar_page(void)
-{
-	FILE *f = fopen("/proc/self/maps", "r");
-	unsigned long start = 0;
-	char line[256];
-
-	if (!f)
-		return NULL;
-	while (fgets(line, sizeof(line), f))
-		if (strstr(line, "[vvar]")) {
-			start = strtoul(line, NULL, 16);
-			break;
-		}
-	fclose(f);
-	return (char *)start;
-}
-
-/*
- * Every kind of page move_pages() meets, 2079 pages, all of them on node
- * 0 unless said otherwise:
- *  4 KiB pages: 8 written; 4 written on node 1; 2 untouched; 2 read only
- *  (the zero page); 2 unmapped; 2 written, then PROT_NONE; 2 mlocked;
- *  THPs: one, one on node 1, one mapped by PTEs after an mprotect() of
- *  one of its pages; 4 memfd pages; 4 shared anonymous pages that a child
- *  maps too; the [vvar] page; a 2 MiB hugetlb page.
- */
-static struct layout build_layout(struct __test_metadata *_metadata)
-{
-	struct layout l = { .n = 0 };
-	char *p, *t, *mfd, *shm, *vv, *h;
-	int fd, pipefd[2];
-	char c;
-
-	l.pages = malloc(2100 * sizeof(*l.pages));
-	l.want = malloc(2100 * sizeof(*l.want));
-	ASSERT_TRUE(l.pages && l.want);
-
-	/* The child shares these, and no page mapped after it forks */
-	shm = mmap(NULL, 4 * PSZ, PROT_READ | PROT_WRITE,
-		   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	ASSERT_TRUE(shm != MAP_FAILED);
-	ASSERT_EQ(0, bind_node(shm, 4 * PSZ, 0));
-	memset(shm, 1, 4 * PSZ);
-	ASSERT_EQ(0, pipe(pipefd));
-	l.sharer = fork();
-	ASSERT_LE(0, l.sharer);
-	if (!l.sharer) {
-		int i;
-
-		for (i = 0; i < 4; i++)
-			touch_read(&shm[i * PSZ]);
-		if (write(pipefd[1], "x", 1) != 1)
-			_exit(1);
-		pause();
-		_exit(0);
-	}
-	ASSERT_EQ(1, read(pipefd[0], &c, 1));
-	close(pipefd[0]);
-	close(pipefd[1]);
-
-	p = map_aligned(22 * PSZ, HPSZ, PROT_READ | PROT_WRITE,
-			MAP_PRIVATE | MAP_ANONYMOUS);
-	ASSERT_TRUE(!!p);
-	ASSERT_EQ(0, madvise(p, 22 * PSZ, MADV_NOHUGEPAGE));
-	ASSERT_EQ(0, bind_node(p, 22 * PSZ, 0));
-	ASSERT_EQ(0, bind_node(p + 8 * PSZ, 4 * PSZ, 1));
-	memset(p, 1, 12 * PSZ);
-	touch_read(&p[14 * PSZ]);
-	touch_read(&p[15 * PSZ]);
-	ASSERT_EQ(0, munmap(p + 16 * PSZ, 2 * PSZ));
-	memset(p + 18 * PSZ, 1, 4 * PSZ);
-	ASSERT_EQ(0, mprotect(p + 18 * PSZ, 2 * PSZ, PROT_NONE));
-	ASSERT_EQ(0, mlock(p + 20 * PSZ, 2 * PSZ));
-	add_pages(&l, p, 12, 1);
-	add_pages(&l, p + 12 * PSZ, 2, -ENOENT);
-	add_pages(&l, p + 14 * PSZ, 4, -EFAULT);
-	add_pages(&l, p + 18 * PSZ, 2, UNSET);
-	add_pages(&l, p + 20 * PSZ, 2, 1);
-
-	t = thp_region(3);
-	ASSERT_TRUE(!!t);
-	ASSERT_EQ(0, bind_node(t + HPSZ, HPSZ, 1));
-	memset(t, 1, 3 * HPSZ);
-	ASSERT_EQ(0, mprotect(t + 2 * HPSZ + 100 * PSZ, PSZ, PROT_READ));
-	add_pages(&l, t, 3 * HPSZ / PSZ, 1);
-
-	fd = memfd_create("move_pages_move", 0);
-	ASSERT_LE(0, fd);
-	ASSERT_EQ(0, ftruncate(fd, 4 * PSZ));
-	mfd = mmap(NULL, 4 * PSZ, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	ASSERT_TRUE(mfd != MAP_FAILED);
-	close(fd);
-	ASSERT_EQ(0, bind_node(mfd, 4 * PSZ, 0));
-	memset(mfd, 1, 4 * PSZ);
-	add_pages(&l, mfd, 4, 1);
-
-	add_pages(&l, shm, 4, -EACCES);
-
-	vv = vvar_page();
-	if (vv)
-		add_pages(&l, vv, 1, -EFAULT);
-
-	h = mmap(NULL, HPSZ, PROT_READ | PROT_WRITE,
-		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB | MAP_HUGE_2MB, -1, 0);
-	if (h != MAP_FAILED && !bind_node(h, HPSZ, 0) &&
-	    !madvise(h, HPSZ, MADV_POPULATE_WRITE))
-		add_pages(&l, h, HPSZ / PSZ, 1);
-	return l;
-}
-
-static void end_layout(struct layout *l)
-{
-	kill(l->sharer, SIGKILL);
-	waitpid(l->sharer, NULL, 0);
-}
-
-static int *nodes_of(unsigned long n, int (*node)(unsigned long i))
-{
-	int *nodes = malloc(n * sizeof(*nodes));
-	unsigned long i;
-
-	for (i = 0; i < n; i++)
-		nodes[i] = node(i);
-	return nodes;
-}
-
-static int node_1(unsigned long i)
-{
-	return 1;
 }
 
 FIXTURE(move) {
@@ -1318,456 +699,276 @@ FIXTURE(move) {
 
 FIXTURE_SETUP(move)
 {
-	unsigned long node0 = 1;
-
-	if (nr_nodes() < 2)
-		SKIP(return, "needs two NUMA nodes, the system has %d",
-		     nr_nodes());
-	/* As in the stat tests: page cache and memfd pages on node 0 */
-	ASSERT_EQ(0, syscall(SYS_set_mempolicy, MPOL_BIND, &node0,
-			     8 * sizeof(node0)));
-	self->l = build_layout(_metadata);
+	setup(_metadata, &self->l);
 }
 
 FIXTURE_TEARDOWN(move)
 {
 	if (self->l.sharer > 0)
-		end_layout(&self->l);
+		kill(self->l.sharer, SIGKILL);
 }
 
 /*
- * Every page of the layout to node 1 with @flags: each status as predicted
- * (with MPOL_MF_MOVE_ALL the shared pages move too), and every page that
- * moved on node 1 afterwards.
+ * Entries @from to @to of the layout moved to @nodes: each status as
+ * predicted, or its target node for a page that moves, and there after.
  */
-static void all_to_node_1(struct __test_metadata *_metadata,
-			  struct layout *l, const char *name, int flags)
+static void check_move(struct __test_metadata *_metadata, struct layout *l,
+		       struct move *m, const int *nodes, unsigned long from,
+		       unsigned long to, int all)
 {
-	int *nodes = nodes_of(l->n, node_1);
-	struct move m = do_move(_metadata, name, 0, l->pages, nodes, l->n,
-				flags);
 	unsigned long i;
 	int want;
 
-	EXPECT_EQ(0, m.ret);
-	for (i = 0; i < l->n; i++) {
-		want = l->want[i];
-		if (want == -EACCES && (flags & MPOL_MF_MOVE_ALL))
-			want = 1;
-		if (want == UNSET)
-			continue;
-		EXPECT_EQ(want, m.st[i]) TH_LOG("page %lu", i);
-		if (want == 1)
-			EXPECT_EQ(1, m.after[i]) TH_LOG("page %lu", i);
+	for (i = from; i < to; i++) {
+		want = l->move[i] == -EACCES && all ? n1 : l->move[i];
+		want = want == n1 ? nodes[i - from] : want;
+		if (want != UNSET)
+			EXPECT_EQ(want, m->st[i - from]) TH_LOG("entry %lu", i);
+		if (want >= 0)
+			EXPECT_EQ(want, m->after[i - from]) TH_LOG("page %lu", i);
 	}
+}
+
+static void move_layout(struct __test_metadata *_metadata, struct layout *l,
+			const char *name, int flags, int blocks)
+{
+	int *nodes = filled(l->n, n1);
+	unsigned long i;
+	struct move m;
+
+	/* Target nodes changing page by page, then every 100 pages */
+	for (i = 0; blocks && i < l->n; i++)
+		nodes[i] = (i < l->small ? i : i / 100) & 1 ? n1 : n0;
+	m = move_of(_metadata, name, 0, l->pages, l->pages, nodes, l->n, flags);
+	EXPECT_EQ(0, m.ret);
+	check_move(_metadata, l, &m, nodes, 0, blocks ? l->small : l->n,
+		   flags & MPOL_MF_MOVE_ALL);
 }
 
 TEST_F(move, to_node_1)
 {
-	all_to_node_1(_metadata, &self->l, "to_node_1", MPOL_MF_MOVE);
+	move_layout(_metadata, &self->l, "to_node_1", MPOL_MF_MOVE, 0);
 }
 
 TEST_F(move, move_all)
 {
-	all_to_node_1(_metadata, &self->l, "move_all", MPOL_MF_MOVE_ALL);
-}
-
-static int node_alternate(unsigned long i)
-{
-	return i & 1;
-}
-
-static int node_blocks(unsigned long i)
-{
-	return i / 100 & 1;
-}
-
-/*
- * Target nodes that change: page by page over the 4 KiB pages, in blocks
- * of 100 over the whole layout.  A 4 KiB page that moves or was already
- * there gets its own target node.
- */
-static void mixed_nodes(struct __test_metadata *_metadata, struct layout *l,
-			const char *name, unsigned long n,
-			int (*node)(unsigned long i))
-{
-	int *nodes = nodes_of(n, node);
-	struct move m = do_move(_metadata, name, 0, l->pages, nodes, n,
-				MPOL_MF_MOVE);
-	unsigned long i;
-
-	EXPECT_EQ(0, m.ret);
-	for (i = 0; i < 22; i++)
-		if (l->want[i] == 1) {
-			EXPECT_EQ(nodes[i], m.st[i]) TH_LOG("page %lu", i);
-			EXPECT_EQ(nodes[i], m.after[i]) TH_LOG("page %lu", i);
-		}
-}
-
-TEST_F(move, alternate)
-{
-	mixed_nodes(_metadata, &self->l, "alternate", 22, node_alternate);
+	move_layout(_metadata, &self->l, "move_all", MPOL_MF_MOVE_ALL, 0);
 }
 
 TEST_F(move, blocks)
 {
-	mixed_nodes(_metadata, &self->l, "blocks", self->l.n, node_blocks);
+	move_layout(_metadata, &self->l, "blocks", MPOL_MF_MOVE, 1);
 }
 
-/*
- * The layout backwards, every address twice: the second of each pair
- * gets what the first got (on stock 6.12: -EBUSY when the first queued
- * the folio).
- */
+/* The layout backwards, every address twice: both get the same status */
 TEST_F(move, reversed_twice)
 {
 	struct layout *l = &self->l;
 	unsigned long n = 2 * l->n, i;
 	void **pages = malloc(n * sizeof(*pages));
-	int *nodes = nodes_of(n, node_1);
+	int *nodes = filled(n, n1), *want = filled(n, 0);
 	struct move m;
 
-	ASSERT_TRUE(!!pages);
-	for (i = 0; i < n; i++)
+	ASSERT_TRUE(pages && nodes && want);
+	for (i = 0; i < n; i++) {
 		pages[i] = l->pages[l->n - 1 - i / 2];
-	m = do_move(_metadata, "reversed_twice", 0, pages, nodes, n,
+		want[i] = l->move[l->n - 1 - i / 2];
+	}
+	m = move_of(_metadata, "reversed_twice", 0, pages, pages, nodes, n,
 		    MPOL_MF_MOVE);
 	EXPECT_EQ(0, m.ret);
-	for (i = 0; i < n; i++) {
-		int want = l->want[l->n - 1 - i / 2];
-
-		if (want != UNSET)
-			EXPECT_EQ(want, m.st[i]) TH_LOG("entry %lu", i);
-	}
+	check_stat(_metadata, want, m.st, n + 1, n);
 }
 
-/* Calls of 1, 2, 16 and 17 pages, and one of every page but the first */
+/*
+ * Consecutive calls of lengths around do_pages_move()'s batches: 4
+ * entries on the stack, or a page of them (a pointer, a node, a status).
+ */
 TEST_F(move, small_calls)
 {
-	static const unsigned long lens[] = { 1, 2, 16, 17 };
-	struct layout *l = &self->l;
-	int *nodes = nodes_of(l->n, node_1);
-	unsigned long k, i, at = 0;
+	const unsigned long lens[] = {
+		1, 3, 4, 5, psz / 16 - 1, psz / 16, psz / 16 + 1,
+	};
+	int *nodes = filled(self->l.n, n1);
+	unsigned long k, at = 0;
 	char name[32];
 	struct move m;
 
-	for (k = 0; k < 4; k++) {
+	for (k = 0; k < ARRAY_SIZE(lens); at += lens[k++]) {
 		snprintf(name, sizeof(name), "small_%lu", lens[k]);
-		m = do_move(_metadata, name, 0, l->pages + at, nodes, lens[k],
-			    MPOL_MF_MOVE);
+		ASSERT_LE(at + lens[k], self->l.n);
+		m = move_of(_metadata, name, 0, self->l.pages + at,
+			    self->l.pages + at, nodes, lens[k], MPOL_MF_MOVE);
 		EXPECT_EQ(0, m.ret);
-		for (i = 0; i < lens[k]; i++)
-			if (l->want[at + i] != UNSET)
-				EXPECT_EQ(l->want[at + i], m.st[i])
-					TH_LOG("%s: entry %lu", name, i);
-		at += lens[k];
+		check_move(_metadata, &self->l, &m, nodes, at, at + lens[k], 0);
 	}
 }
 
 /*
- * A move of more than a chunk allocates a page for its arrays; made to
- * fail, the chunk on the stack gives the same statuses.  The pages are on
- * node 1 already, so that no migration allocates a page.
+ * Over 4 entries take a page for the arrays; failed, the stack will do.
+ * The 4 KiB pages are on n1 already: no migration allocates.
  */
 TEST_F(move, page_alloc_fails)
 {
-	char *p = mixed_region();
-	void **pages = page_array(p, 64, PSZ);
-	int *nodes = nodes_of(64, node_1), *want = malloc(65 * sizeof(int));
-	int *st = malloc(65 * sizeof(int));
-	int failed, i;
+	struct layout *l = &self->l;
+	int *nodes = filled(l->small, n1), *st = filled(l->small + 1, UNSET);
+	int failed;
 	long ret;
 
-	ASSERT_TRUE(p && pages && want && st);
-	for (i = 0; i < 64; i += 2)
-		if (i < 40 || i >= 48)
-			ASSERT_EQ(0, bind_node(p + i * PSZ, 2 * PSZ, 1));
-	for (i = 0; i <= 64; i++) {
-		want[i] = UNSET;
-		st[i] = UNSET;
-	}
-	/* Twice: the first moves the node 0 pages, the second moves none */
-	for (i = 0; i < 2; i++)
-		ASSERT_EQ(0, syscall(SYS_move_pages, 0, 64, pages, nodes, want,
-				     MPOL_MF_MOVE));
-	failed = move_pages_failing_alloc(64, pages, nodes, st, MPOL_MF_MOVE,
-					  &ret);
+	ASSERT_EQ(0, move_pages(0, l->small, l->pages, nodes, st, MPOL_MF_MOVE));
+	failed = move_pages_failing_alloc(l->small, l->pages, nodes, st, &ret);
 	if (failed == -ENODEV)
 		SKIP(return, "no fail_page_alloc in this kernel");
-	ASSERT_LE(0, failed);
+	ASSERT_LE(0, failed) TH_LOG("fail_page_alloc's count unreadable");
 	if (!failed)
 		SKIP(return, "the move allocates no page");
 	EXPECT_EQ(0, ret);
-	EXPECT_EQ(0, memcmp(want, st, 65 * sizeof(*st)));
-	for (i = 0; i < 56; i++)
-		if (i < 40 || i >= 48)
-			EXPECT_EQ(1, st[i]) TH_LOG("entry %d", i);
+	check_stat(_metadata, l->move, st, l->small + 1, l->small);
 }
 
 /*
- * A target node outside the task's cpuset: -EACCES at its entry, the
- * statuses before it written, none after, and no page moved.
+ * To a node outside the task's cpuset (mems n0): -EACCES at the first
+ * such entry, the statuses before it, none after, and no page moved.
  */
 TEST_F(move, outside_cpuset)
 {
 	const char *cg = "/sys/fs/cgroup/move_pages_stat";
-	char *p = mixed_region(), path[64], pid[16];
-	void **pages = page_array(p, 56, PSZ);
-	int *nodes = nodes_of(56, node_1), *before;
+	struct layout *l = &self->l;
+	int *nodes = filled(l->n, n1), *before = filled(l->n, 0);
+	unsigned long i, at = l->small / 2;
+	char path[64], pid[16];
 	struct move m;
-	int i;
 
-	ASSERT_TRUE(p && pages && nodes);
 	mkdir("/sys/fs/cgroup", 0755);
 	mount("none", "/sys/fs/cgroup", "cgroup2", 0, NULL);
 	if (write_file("/sys/fs/cgroup/cgroup.subtree_control", "+cpuset"))
 		SKIP(return, "no cgroup v2 cpuset controller");
 	mkdir(cg, 0755);
 	snprintf(path, sizeof(path), "%s/cpuset.mems", cg);
-	ASSERT_EQ(0, write_file(path, "0"));
+	snprintf(pid, sizeof(pid), "%d", n0);
+	ASSERT_EQ(0, write_file(path, pid));
 	snprintf(path, sizeof(path), "%s/cgroup.procs", cg);
 	snprintf(pid, sizeof(pid), "%d", getpid());
 	ASSERT_EQ(0, write_file(path, pid));
-	before = malloc(56 * sizeof(*before));
-	ASSERT_TRUE(!!before);
-	ASSERT_EQ(0, query_16(0, 56, pages, before));
-	/* Node 0 for the first 20, then node 1, which the cpuset denies */
-	for (i = 0; i < 20; i++)
-		nodes[i] = 0;
-	m = do_move(_metadata, "outside_cpuset", 0, pages, nodes, 56,
-		    MPOL_MF_MOVE);
+	ASSERT_EQ(0, query_16(0, l->n, l->pages, before));
+	for (i = 0; i < at; i++)
+		nodes[i] = n0;
+	m = move_of(_metadata, "outside_cpuset", 0, l->pages, l->pages, nodes,
+		    l->n, MPOL_MF_MOVE);
 	write_file("/sys/fs/cgroup/cgroup.procs", pid);
 	rmdir(cg);
 	EXPECT_EQ(-EACCES, m.ret);
-	for (i = 0; i < 56; i++) {
-		EXPECT_EQ(i < 20 ? 0 : UNSET, m.st[i]) TH_LOG("entry %d", i);
-		EXPECT_EQ(before[i], m.after[i]) TH_LOG("page %d", i);
-	}
+	check_move(_metadata, l, &m, nodes, 0, at, 0);
+	check_stat(_metadata, m.st, m.st, l->n, at);
+	check_stat(_metadata, before, m.after, l->n, l->n);
 }
 
 /*
- * A bad node at entry 1000: every kind of bad node gives its error, with
- * the statuses of the entries before it written and none after.
+ * A bad node, pointer or node array that ends halfway: -ENODEV or
+ * -EFAULT, the entries before it moved, none from it on.  A status array
+ * that ends: -EFAULT.
  */
-TEST_F(move, bad_node)
+TEST_F(move, halfway)
 {
-	static const int bad[] = { -1, 2, 1 << 20 };
 	struct layout *l = &self->l;
-	int *nodes = nodes_of(l->n, node_1);
-	unsigned long i, k;
-	char name[32];
-	struct move m;
-
-	for (k = 0; k < 3; k++) {
-		snprintf(name, sizeof(name), "bad_node_%d", bad[k]);
-		nodes[1000] = bad[k];
-		m = do_move(_metadata, name, 0, l->pages, nodes, l->n,
-			    MPOL_MF_MOVE);
-		EXPECT_EQ(-ENODEV, m.ret);
-		for (i = 1000; i < l->n; i++)
-			EXPECT_EQ(UNSET, m.st[i]) TH_LOG("entry %lu", i);
-		for (i = 0; i < 1000; i++)
-			if (l->want[i] != UNSET && l->want[i] != 1)
-				EXPECT_EQ(l->want[i], m.st[i])
-					TH_LOG("entry %lu", i);
-	}
-}
-
-/*
- * Copy @n entries of @size bytes to an array that ends @k entries into a
- * PROT_NONE page, so that entries @k on cannot be read or written.
- */
-static void *array_to_hole(const void *src, unsigned long n, size_t size,
-			   unsigned long k)
-{
-	size_t len = (n * size + 2 * PSZ) & ~(PSZ - 1);
-	char *p = mmap(NULL, len + PSZ, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	char *a;
-
-	if (p == MAP_FAILED || mprotect(p + len, PSZ, PROT_NONE))
-		return NULL;
-	a = p + len - k * size;
-	memcpy(a, src, k * size);
-	return a;
-}
-
-/*
- * Arrays of pointers, of nodes and of statuses that end halfway: the
- * move fails with -EFAULT once it reaches the entry that cannot be read
- * (or written), and the statuses before it are those of the moves made.
- */
-TEST_F(move, arrays_end_halfway)
-{
-	static const unsigned long ks[] = { 5, 700, 1500 };
-	static const unsigned long small_ks[] = { 5, 13, 25 };
-	struct layout *l = &self->l;
-	int *nodes = nodes_of(l->n, node_1);
-	void **pages, **small;
-	unsigned long k, i, n;
+	const unsigned long ks[] = { 5, l->n / 3, l->n / 2, 2 * l->n / 3 };
+	const int bad[] = { -1, no_node, 1 << 20 };
+	int *nodes = filled(l->n, n1), *cut;
+	unsigned long k, i, a;
 	char name[48];
+	void **pages;
 	struct move m;
-	int *cut;
 
-	for (k = 0; k < 3; k++) {
-		pages = array_to_hole(l->pages, l->n, sizeof(void *), ks[k]);
-		ASSERT_TRUE(!!pages);
-		snprintf(name, sizeof(name), "pages_end_%lu", ks[k]);
-		m = move_pages_of(_metadata, name, 0, pages, l->pages, nodes,
-				  l->n, MPOL_MF_MOVE);
-		EXPECT_EQ(-EFAULT, m.ret);
-		for (i = ks[k]; i < l->n; i++)
-			EXPECT_EQ(UNSET, m.st[i]) TH_LOG("entry %lu", i);
-	}
-	for (k = 0; k < 3; k++) {
-		cut = array_to_hole(nodes, l->n, sizeof(int), ks[k]);
-		ASSERT_TRUE(!!cut);
-		for (i = 0; i < ks[k]; i++)
-			cut[i] = node_blocks(i);
-		snprintf(name, sizeof(name), "nodes_end_%lu", ks[k]);
-		m = do_move(_metadata, name, 0, l->pages, cut, l->n,
+	for (a = 0; a < 2 * ARRAY_SIZE(ks) + ARRAY_SIZE(bad); a++) {
+		k = ks[a < 8 ? a % 4 : 2];
+		for (i = 0; i < l->n; i++)
+			nodes[i] = a < 4 || a >= 8 ? n1 : (i / 100) & 1 ? n1 : n0;
+		if (a >= 8)
+			nodes[k] = bad[a - 8];
+		pages = a < 4 ? array_to_hole(l->pages, sizeof(void *), k) : l->pages;
+		cut = a < 4 || a >= 8 ? nodes : array_to_hole(nodes, sizeof(int), k);
+		ASSERT_TRUE(pages && cut);
+		if (a < 8)
+			snprintf(name, sizeof(name), "%s_end_%lu",
+				 a < 4 ? "pages" : "nodes", k);
+		else
+			snprintf(name, sizeof(name), "bad_node_%d", bad[a - 8]);
+		m = move_of(_metadata, name, 0, pages, l->pages, cut, l->n,
 			    MPOL_MF_MOVE);
-		EXPECT_EQ(-EFAULT, m.ret);
-		for (i = ks[k]; i < l->n; i++)
-			EXPECT_EQ(UNSET, m.st[i]) TH_LOG("entry %lu", i);
+		EXPECT_EQ(a < 8 ? -EFAULT : -ENODEV, m.ret);
+		check_move(_metadata, l, &m, nodes, 0, k < l->small ? k : l->small, 0);
+		check_stat(_metadata, m.st, m.st, l->n, k);
 	}
-	/*
-	 * The status array: over the layout without its huge pages, whose
-	 * -EBUSY on stock 6.12 moves the point where a status write fails.
-	 */
-	small = malloc(l->n * sizeof(*small));
-	ASSERT_TRUE(!!small);
-	for (i = 0, n = 0; i < l->n; i++)
-		if (i < 22 || (i >= 22 + 3 * HPSZ / PSZ &&
-			       i < 31 + 3 * HPSZ / PSZ))
-			small[n++] = l->pages[i];
-	for (k = 0; k < 3; k++) {
-		long succ = read_vmstat("pgmigrate_success"), ret;
-
-		cut = array_to_hole(nodes, n, sizeof(int), small_ks[k]);
+	for (k = 5; k < l->small; k += 8) {
+		cut = array_to_hole(nodes, sizeof(int), k);
 		ASSERT_TRUE(!!cut);
-		for (i = 0; i < small_ks[k]; i++)
-			cut[i] = UNSET;
-		errno = 0;
-		ret = syscall(SYS_move_pages, 0, n, small, nodes, cut,
-			      MPOL_MF_MOVE);
-		snprintf(name, sizeof(name), "status_end_%lu", small_ks[k]);
-		printf("# dump R %s: %ld\n", name, ret < 0 ? -errno : ret);
-		printf("# dump V %s: %ld\n", name,
-		       read_vmstat("pgmigrate_success") - succ);
-		print_statuses("M", name, cut, small_ks[k]);
-		EXPECT_EQ(-1, ret);
+		EXPECT_EQ(-1, move_pages(0, l->small, l->pages, nodes, cut,
+					 MPOL_MF_MOVE));
 		EXPECT_EQ(EFAULT, errno);
-		/* Every page back to node 0 for the next round */
-		for (i = 0; i < l->n; i++)
-			nodes[i] = 0;
-		snprintf(name, sizeof(name), "back_%lu", small_ks[k]);
-		do_move(_metadata, name, 0, l->pages, nodes, l->n,
-			MPOL_MF_MOVE_ALL);
-		for (i = 0; i < l->n; i++)
-			nodes[i] = 1;
 	}
 }
 
-/*
- * Another process's pages, by pid: a child writes 64 pages and a THP on
- * node 0 and waits while the parent moves them.
- */
+/* Another process's THP and 64 pages, by pid */
 TEST_F(move, by_pid)
 {
-	unsigned long n = 64 + HPSZ / PSZ, i;
-	void **pages = malloc(n * sizeof(*pages));
-	int *nodes = nodes_of(n, node_1);
-	int pipefd[2];
+	unsigned long n = 64 + hpsz / psz, i;
+	char *p = map_aligned(NULL, 2 * hpsz, hpsz, 1);
+	void **pages = page_array(p, n);
+	int *nodes = filled(n, n1), pipefd[2];
 	struct move m;
 	pid_t pid;
-	char *p;
 
-	ASSERT_TRUE(!!pages);
-	p = map_aligned(HPSZ + 64 * PSZ, HPSZ, PROT_READ | PROT_WRITE,
-			MAP_PRIVATE | MAP_ANONYMOUS);
-	ASSERT_TRUE(!!p);
-	ASSERT_EQ(0, madvise(p, HPSZ, MADV_HUGEPAGE));
-	ASSERT_EQ(0, madvise(p + HPSZ, 64 * PSZ, MADV_NOHUGEPAGE));
-	ASSERT_EQ(0, bind_node(p, HPSZ + 64 * PSZ, 0));
-	for (i = 0; i < 64; i++)
-		pages[i] = p + HPSZ + i * PSZ;
-	for (i = 64; i < n; i++)
-		pages[i] = p + (i - 64) * PSZ;
-	ASSERT_EQ(0, pipe(pipefd));
+	ASSERT_TRUE(p && pages && nodes && !pipe(pipefd));
+	ASSERT_EQ(0, madvise(p + hpsz, hpsz, MADV_NOHUGEPAGE));
 	pid = fork();
-	ASSERT_LE(0, pid);
 	if (!pid) {
-		/* The child's own copies of the pages */
-		memset(p, 2, HPSZ + 64 * PSZ);
-		if (write(pipefd[1], "x", 1) != 1)
-			_exit(1);
-		pause();
+		memset(p, 2, n * psz);
+		if (write(pipefd[1], "x", 1) == 1)
+			pause();
 		_exit(0);
 	}
 	ASSERT_EQ(1, read(pipefd[0], &pipefd[0], 1));
-	m = do_move(_metadata, "by_pid", pid, pages, nodes, n, MPOL_MF_MOVE);
+	m = move_of(_metadata, "by_pid", pid, pages, pages, nodes, n,
+		    MPOL_MF_MOVE);
 	kill(pid, SIGKILL);
-	waitpid(pid, NULL, 0);
 	EXPECT_EQ(0, m.ret);
-	for (i = 0; i < 64; i++) {
-		EXPECT_EQ(1, m.st[i]) TH_LOG("page %lu", i);
-		EXPECT_EQ(1, m.after[i]) TH_LOG("page %lu", i);
+	for (i = 0; i < n; i++) {
+		if (i >= hpsz / psz)
+			EXPECT_EQ(n1, m.st[i]) TH_LOG("page %lu", i);
+		EXPECT_EQ(n1, m.after[i]) TH_LOG("page %lu", i);
 	}
 }
 
 /*
- * Pages 4-11 of 16 migrated to a device-private dmirror device: they stay
- * where they are (-ENOENT), the pages around them move.
+ * 16 pages on n0, 4-11 migrated to the dmirror device (CONFIG_TEST_HMM):
+ * those are -ENOENT to a query, and stay when moved; the others move.
  */
 TEST_F(move, device_private)
 {
-	int *nodes = nodes_of(16, node_1);
+	struct hmm_dmirror_cmd cmd = { .npages = 8 };
+	int fd = open("/dev/hmm_dmirror0", O_RDWR), i, *st = filled(16, 0);
+	char *p = map_aligned(NULL, 16 * psz, psz, 0);
+	void **pages = page_array(p, 16);
 	struct move m;
-	void **pages;
-	int fd, i;
-	char *p = device_private_pages(_metadata, &fd);
 
-	if (!p)
-		return;
-	pages = page_array(p, 16, PSZ);
-	m = do_move(_metadata, "device_private", 0, pages, nodes, 16,
-		    MPOL_MF_MOVE);
+	if (fd < 0)
+		SKIP(return, "no /dev/hmm_dmirror0 (CONFIG_TEST_HMM)");
+	ASSERT_TRUE(p && pages && st);
+	memset(p, 1, 16 * psz);
+	cmd.addr = (uintptr_t)(p + 4 * psz);
+	cmd.ptr = (uintptr_t)malloc(8 * psz);
+	if (ioctl(fd, HMM_DMIRROR_MIGRATE_TO_DEV, &cmd))
+		SKIP(return, "cannot migrate to the device: %s", strerror(errno));
+	ASSERT_EQ(8, cmd.cpages);
+	ASSERT_EQ(0, move_pages(0, 16, pages, NULL, st, 0));
+	print_statuses("N", "device_private", st, 16);
+	m = move_of(_metadata, "device_private", 0, pages, pages,
+		    filled(16, n1), 16, MPOL_MF_MOVE);
 	EXPECT_EQ(0, m.ret);
-	for (i = 0; i < 16; i++)
-		EXPECT_EQ(i >= 4 && i < 12 ? -ENOENT : 1, m.st[i])
-			TH_LOG("page %d", i);
-	close(fd);
-}
-
-/* A 1 GiB hugetlb page on node 0 moved to node 1 */
-TEST_F_TIMEOUT(move, hugetlb_1g, 600)
-{
-	unsigned long n = GPSZ / PSZ, i, bad = 0;
-	int *nodes;
-	struct move m;
-	void **pages;
-	char *p;
-
-	if (sizeof(void *) < 8)
-		SKIP(return, "1 GiB pages need a 64-bit address space");
-	ASSERT_EQ(0, syscall(SYS_set_mempolicy, MPOL_DEFAULT, NULL, 0));
-	p = mmap(NULL, GPSZ, PROT_READ | PROT_WRITE,
-		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB | MAP_HUGE_1GB, -1, 0);
-	if (p == MAP_FAILED)
-		SKIP(return, "no 1 GiB hugetlb page: %s", strerror(errno));
-	ASSERT_EQ(0, bind_node(p, GPSZ, 0));
-	if (madvise(p, GPSZ, MADV_POPULATE_WRITE))
-		SKIP(return, "cannot fault a 1 GiB page on node 0: %s",
-		     strerror(errno));
-	pages = page_array(p, n, PSZ);
-	nodes = nodes_of(n, node_1);
-	m = do_move(_metadata, "hugetlb_1g", 0, pages, nodes, n, MPOL_MF_MOVE);
-	EXPECT_EQ(0, m.ret);
-	for (i = 0; i < n; i++)
-		bad += m.after[i] != 1;
-	EXPECT_EQ(0, bad) TH_LOG("%lu pages not on node 1", bad);
-	munmap(p, GPSZ);
+	for (i = 0; i < 16; i++) {
+		EXPECT_EQ(i >= 4 && i < 12 ? -ENOENT : n0, st[i]);
+		EXPECT_EQ(i >= 4 && i < 12 ? -ENOENT : n1, m.st[i]);
+	}
 }
 
 TEST_HARNESS_MAIN
