@@ -26,8 +26,9 @@ GUEST_PROGS = {
     'smoke': ('tools/pagestat/guest/smoke.c', []),
     'move_pages_bench': ('tools/mm/move_pages_bench.c', []),
     'move_pages_stat': ('tools/testing/selftests/mm/move_pages_stat.c', []),
+    # As tools/testing/selftests/mm/Makefile builds its _32 programs
     'move_pages_stat_32': ('tools/testing/selftests/mm/move_pages_stat.c',
-                           ['-m32']),
+                           ['-m32', '-mxsave', '-no-pie']),
     'numa_vamap': ('tools/mm/numa_vamap.c', []),
     'vamap_test': ('tools/pagestat/guest/vamap_test.c', []),
     'vamap_bench': ('tools/pagestat/guest/vamap_bench.c', []),

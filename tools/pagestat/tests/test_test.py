@@ -6,6 +6,7 @@ import io
 import threading
 import time
 import unittest
+from unittest import mock
 
 import harness_util  # noqa: F401 (the modules' path)
 from pagestat_common import Failure, Results
@@ -27,13 +28,29 @@ class ExpectedTest(unittest.TestCase):
         self.assertIn('-EBUSY', both['stat.move_thp'])
         self.assertIn('walk_end', both[STOCK_WALK_END[1]])
         self.assertNotIn(STOCK_WALK_END[1], expected_on('patched 64-bit'))
-        self.assertIn('compat', both['stat.thp'])
+        self.assertIn('compat', both['stat.layout'])
 
     def test_debug_kernels(self):
         # the debug kernels' runs meet the same known bugs
         self.assertEqual(expected_on('stock-debug 32-bit'),
                          expected_on('stock 32-bit'))
         self.assertEqual(expected_on('patched-debug 64-bit'), {})
+
+
+class SelftestRunTest(unittest.TestCase):
+    def test_dumps_asked_for(self):
+        # The selftest prints its dumps only with MOVE_PAGES_STAT_DUMP set,
+        # which the kernel command line passes to it
+        got = {}
+
+        def fake_run(t, results, label, flavor, kernel, initrd, argv, **kw):
+            got.update(kw, argv=argv)
+        with mock.patch.object(pagestat_test, 'guest_run', fake_run):
+            pagestat_test.selftest_run(None, Results(), {'stock': 'k'}, 'i',
+                                       'stock', 'move_pages_stat', 'x')
+        self.assertEqual(got['argv'], ['/bin/move_pages_stat'])
+        self.assertIn(pagestat_test.DUMP_ENV, got['kargs'])
+        self.assertTrue(got['kargs'][:-1])
 
 
 class JobsTest(unittest.TestCase):
