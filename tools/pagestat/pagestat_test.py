@@ -49,11 +49,10 @@ def iter_tests(suite):
 STOCK_COMPAT_BUG = ('stat.layout', 'stat.arrays')
 
 # Stock 6.12 reports -EBUSY for the address after the first of a huge page
-# that move_pages() moves (patch 2 fixes it): these check that status and
-# fail on stock.
-STOCK_MOVE_EBUSY = ('stat.move_thp', 'stat.move_hugetlb_2m', 'move.to_node_1',
-                    'move.move_all', 'move.reversed_twice',
-                    'move.small_calls')
+# that move_pages() moves (patch 2 fixes it): these move THPs or hugetlb
+# pages, check every status, and fail on stock.
+STOCK_MOVE_EBUSY = ('stat.hugetlb_1g', 'move.to_node_1', 'move.move_all',
+                    'move.by_pid', 'move.reversed_twice', 'move.small_calls')
 
 EBUSY = -16
 

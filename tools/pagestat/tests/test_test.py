@@ -25,7 +25,7 @@ class ExpectedTest(unittest.TestCase):
         both = expected_on('stock 32-bit')
         for t in STOCK_MOVE_EBUSY + STOCK_COMPAT_BUG:
             self.assertIn(t, both)
-        self.assertIn('-EBUSY', both['stat.move_thp'])
+        self.assertIn('-EBUSY', both['move.to_node_1'])
         self.assertIn('walk_end', both[STOCK_WALK_END[1]])
         self.assertNotIn(STOCK_WALK_END[1], expected_on('patched 64-bit'))
         self.assertIn('compat', both['stat.layout'])
