@@ -4,6 +4,7 @@
  * node list reports it, found with one page table walk: every status is the
  * one do_page_stat() in mm/migrate.c gives for the page.
  */
+#include <kunit/visibility.h>
 #include <linux/hugetlb.h>
 #include <linux/huge_mm.h>
 #include <linux/mm.h>
@@ -16,14 +17,10 @@
 
 #include "internal.h"
 
-struct pagestat_walk {
-	unsigned long start;	/* first page of the range */
-	int *status;		/* units: one int per page from start on */
-};
-
 /* Answer every page of [@addr, @end) with @status, two per store. */
-static void pagestat_fill(struct pagestat_walk *ps, unsigned long addr,
-			  unsigned long end, int status)
+VISIBLE_IF_KUNIT void pagestat_fill(struct pagestat_walk *ps,
+				    unsigned long addr, unsigned long end,
+				    int status)
 {
 	int *p = ps->status + ((addr - ps->start) >> PAGE_SHIFT);
 	unsigned long nr = (end - addr) >> PAGE_SHIFT;
@@ -160,7 +157,7 @@ static void pagestat_pmd_leaf(struct pagestat_walk *ps,
  * The length of the run of empty entries from @ptep[0], which is empty, up
  * to @nr. Stable under the PTE table lock.
  */
-static unsigned long pagestat_none_run(pte_t *ptep, unsigned long nr)
+VISIBLE_IF_KUNIT unsigned long pagestat_none_run(pte_t *ptep, unsigned long nr)
 {
 	const char *p;
 

@@ -4,8 +4,19 @@
 
 struct mm_struct;
 
+struct pagestat_walk {
+	unsigned long start;	/* first page of the range */
+	int *status;		/* units: one int per page from start on */
+};
+
 /* Built with CONFIG_NUMA and CONFIG_MIGRATION, for move_pages(2) */
 int pagestat_range(struct mm_struct *mm, unsigned long start,
 		   unsigned long nr_pages, int *status);
+
+#if IS_ENABLED(CONFIG_KUNIT)
+void pagestat_fill(struct pagestat_walk *ps, unsigned long addr,
+		   unsigned long end, int status);
+unsigned long pagestat_none_run(pte_t *ptep, unsigned long nr);
+#endif
 
 #endif /* _LINUX_PAGESTAT_H */

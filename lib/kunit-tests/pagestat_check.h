@@ -1,0 +1,140 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The check helper: pagestat_range() over a range of a layout, held to
+ * what the layout claims and to the oracle, with the layout probed before
+ * the walker is judged and after.
+ */
+#define PAGESTAT_CHANGED	(~0UL)
+/* Above this many pages, the probe and the oracle look at a sample. */
+#define PAGESTAT_FULL		4096
+
+static struct pagestat_state pagestat_claim_at(const struct pagestat_ctx *ctx,
+					       unsigned long addr)
+{
+	struct pagestat_state novma = { PAGESTAT_NOVMA };
+	unsigned int i;
+
+	for (i = 0; i < ctx->nr_runs; i++)
+		if (addr >= ctx->runs[i].start && addr < ctx->runs[i].end)
+			return ctx->runs[i].st;
+	return novma;
+}
+
+/* Every page of a small range; of a large one, the edges of its runs */
+static bool pagestat_sampled(const struct pagestat_ctx *ctx, unsigned long nr,
+			     unsigned long i, unsigned long addr)
+{
+	unsigned int r;
+
+	if (nr <= PAGESTAT_FULL || i < 64 || nr - i <= 64 || !(i % 61))
+		return true;
+	for (r = 0; r < ctx->nr_runs; r++)
+		if (addr - ctx->runs[r].start < 2 * PAGE_SIZE ||
+		    ctx->runs[r].end - addr <= 2 * PAGE_SIZE)
+			return true;
+	return false;
+}
+
+/* The first page of the sample that does not hold its claim, or @nr */
+static unsigned long pagestat_reprobe(struct pagestat_ctx *ctx,
+				      unsigned long start, unsigned long nr,
+				      struct pagestat_state *s)
+{
+	unsigned long i, addr;
+	struct pagestat_state c;
+
+	for (i = 0; i < nr; i++) {
+		addr = start + i * PAGE_SIZE;
+		if (!pagestat_sampled(ctx, nr, i, addr))
+			continue;
+		c = pagestat_claim_at(ctx, addr);
+		pagestat_probe(ctx->mm, addr, s);
+		if (c.what != s->what || (c.level && c.level != s->level) ||
+		    (c.type && c.type != s->type) ||
+		    (c.order && c.order != s->order) ||
+		    (c.what == PAGESTAT_FOLIO && c.nid != s->nid))
+			return i;
+	}
+	return nr;
+}
+
+/*
+ * Probe a range (a sample above PAGESTAT_FULL pages), query it with
+ * pagestat_range() and page by page with the oracle, and probe it again.
+ * If both probes found every page holding its claim, a status that is not
+ * the oracle's or not the one move_pages(2) documents for the claim fails
+ * the case; if not, the layout changed, which fails nothing here. The
+ * caller holds mmap_read_lock(). Return: the number of pages that failed,
+ * or PAGESTAT_CHANGED.
+ */
+static unsigned long __pagestat_check(struct pagestat_ctx *ctx,
+				      unsigned long start, unsigned long nr,
+				      int *st)
+{
+	unsigned long i, addr, bad = 0;
+	struct pagestat_state s;
+	int ret, orc, doc;
+
+	if (pagestat_reprobe(ctx, start, nr, &s) < nr)
+		return PAGESTAT_CHANGED;
+	for (i = 0; i <= nr; i++)
+		st[i] = PAGESTAT_UNSET;
+	ret = pagestat_range(ctx->mm, start, nr, st);
+	for (i = 0; i < nr; i++) {
+		addr = start + i * PAGE_SIZE;
+		s = pagestat_claim_at(ctx, addr);
+		doc = s.what == PAGESTAT_FOLIO ? s.nid : s.what ==
+		      PAGESTAT_NOVMA || s.what == PAGESTAT_ZERO ? -EFAULT :
+		      -ENOENT;
+		orc = pagestat_sampled(ctx, nr, i, addr) ?
+		      pagestat_oracle(ctx->mm, addr) : st[i];
+		ctx->nodes[0] += st[i] == ctx->nid[0];
+		ctx->nodes[1] += st[i] == ctx->nid[1];
+		if ((st[i] != doc || st[i] != orc) && bad++ < 8)
+			KUNIT_FAIL(ctx->test,
+				   "page %lu at %#lx (what %u level %u type %u): pagestat_range() %d, documented %d, stock %d",
+				   i, addr, s.what, s.level, s.type, st[i], doc,
+				   orc);
+		if (!(i % 1024))
+			cond_resched();
+	}
+	if (pagestat_reprobe(ctx, start, nr, &s) < nr)
+		return PAGESTAT_CHANGED;
+	KUNIT_EXPECT_EQ_MSG(ctx->test, ret, 0, "pagestat_range(%#lx, %lu)",
+			    start, nr);
+	KUNIT_EXPECT_EQ_MSG(ctx->test, st[nr], PAGESTAT_UNSET,
+			    "written past [%#lx, +%lu pages)", start, nr);
+	return bad + !!ret;
+}
+
+/*
+ * Check pagestat_range() over @nr pages from @start, which need not be
+ * aligned; if the layout changed, once more, and then a page that does
+ * not hold its claim fails the case. Return: the pages that failed.
+ */
+static unsigned long pagestat_check(struct pagestat_ctx *ctx,
+				    unsigned long start, unsigned long nr)
+{
+	int *st = kvcalloc(nr + 1, sizeof(*st), GFP_KERNEL);
+	unsigned long bad = PAGESTAT_CHANGED, i = 0;
+	struct pagestat_state s = { }, c;
+	int try;
+
+	KUNIT_ASSERT_NOT_NULL(ctx->test, st);
+	for (try = 0; try < 2 && bad == PAGESTAT_CHANGED; try++) {
+		mmap_read_lock(ctx->mm);
+		bad = __pagestat_check(ctx, start, nr, st);
+		if (bad == PAGESTAT_CHANGED)
+			i = pagestat_reprobe(ctx, start, nr, &s);
+		mmap_read_unlock(ctx->mm);
+	}
+	kvfree(st);
+	if (bad != PAGESTAT_CHANGED)
+		return bad;
+	c = pagestat_claim_at(ctx, start + i * PAGE_SIZE);
+	KUNIT_FAIL(ctx->test,
+		   "page %lu at %#lx holds what %u level %u type %u nid %d, not what %u level %u type %u nid %d",
+		   i, start + i * PAGE_SIZE, s.what, s.level, s.type, s.nid,
+		   c.what, c.level, c.type, c.nid);
+	return 1;
+}

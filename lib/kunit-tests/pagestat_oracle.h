@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The oracle: the status of one address as stock move_pages(2) finds it.
+ */
+/*
+ * The status of one address, as stock 6.12.118 finds it. The per-address
+ * body of do_pages_stat_array() in 6.12.118 mm/migrate.c, verbatim but for
+ * taking @addr where it reads a pointer, so that a difference from it
+ * always means that the walker changed behaviour. Context: Caller holds
+ * mmap_read_lock(@mm). Return: the node of the folio mapped there, -EFAULT
+ * (no VMA, the zero page, the huge zero folio) or -ENOENT.
+ */
+static int pagestat_oracle(struct mm_struct *mm, unsigned long addr)
+{
+	struct vm_area_struct *vma;
+	struct folio_walk fw;
+	struct folio *folio;
+	int err = -EFAULT;
+
+	addr = untagged_addr_remote(mm, addr);
+	vma = vma_lookup(mm, addr);
+	if (!vma)
+		goto set_status;
+
+	folio = folio_walk_start(&fw, vma, addr, FW_ZEROPAGE);
+	if (folio) {
+		if (is_zero_folio(folio) || is_huge_zero_folio(folio))
+			err = -EFAULT;
+		else if (folio_is_zone_device(folio))
+			err = -ENOENT;
+		else
+			err = folio_nid(folio);
+		folio_walk_end(&fw, vma);
+	} else {
+		err = -ENOENT;
+	}
+set_status:
+	return err;
+}

@@ -1,0 +1,110 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The probe: what the page tables hold at an address, read from the PGD
+ * down without allocating a table, and the folio folio_walk_start() finds.
+ */
+/* The entry at @addr; leaves @s->what 0 for a present PTE or leaf. */
+static void pagestat_probe_raw(struct mm_struct *mm, unsigned long addr,
+			       struct pagestat_state *s)
+{
+	spinlock_t *ptl;	/* of the PTE table, for one read */
+	pmd_t *pmdp, pmd;
+	pud_t *pudp, pud;
+	pte_t *ptep, pte;
+	swp_entry_t swp;
+	pgd_t *pgdp;
+	p4d_t *p4dp;
+
+	s->what = PAGESTAT_HOLE;
+	s->level = PAGESTAT_P4D;
+	pgdp = pgd_offset(mm, addr);
+	if (pgd_none(*pgdp))
+		return;
+	p4dp = p4d_offset(pgdp, addr);
+	if (p4d_none(*p4dp))
+		return;
+	s->level = PAGESTAT_PUD;
+	pudp = pud_offset(p4dp, addr);
+	pud = pudp_get(pudp);
+	if (pud_none(pud))
+		return;
+	if (!pud_present(pud) || pud_leaf(pud)) {
+		/* x86's pud_present() is false for a PROT_NONE leaf */
+		s->what = pud_present(pud) ? 0 : PAGESTAT_NONPRESENT;
+		s->type = pud_present(pud) ? pud_special(pud) ? PAGESTAT_SPECIAL :
+			  pud_devmap(pud) ? PAGESTAT_DEVMAP : 0 : PAGESTAT_SWAP;
+		return;
+	}
+	s->level = PAGESTAT_PMD;
+	pmdp = pmd_offset(pudp, addr);
+again:
+	pmd = pmdp_get_lockless(pmdp);
+	if (pmd_none(pmd))
+		return;
+	if (!pmd_present(pmd)) {
+		s->what = PAGESTAT_NONPRESENT;
+		s->type = is_pmd_migration_entry(pmd) ? PAGESTAT_MIGRATION :
+			  PAGESTAT_SWAP;
+		return;
+	}
+	if (pmd_leaf(pmd)) {
+		s->what = 0;
+		s->type = pmd_special(pmd) ? PAGESTAT_SPECIAL :
+			  pmd_devmap(pmd) ? PAGESTAT_DEVMAP : 0;
+		return;
+	}
+	s->level = PAGESTAT_PTE;
+	ptep = pte_offset_map_lock(mm, pmdp, addr, &ptl);
+	if (!ptep)
+		goto again;	/* no longer a table: look again */
+	pte = ptep_get(ptep);
+	pte_unmap_unlock(ptep, ptl);
+	if (pte_none(pte))
+		return;
+	s->what = 0;
+	/* x86's devmap PTEs are special too */
+	s->type = pte_devmap(pte) ? PAGESTAT_DEVMAP :
+		  pte_special(pte) ? PAGESTAT_SPECIAL : 0;
+	if (pte_present(pte))
+		return;
+	s->what = PAGESTAT_NONPRESENT;
+	swp = pte_to_swp_entry(pte);
+	s->type = is_migration_entry(swp) ? PAGESTAT_MIGRATION :
+		  is_device_private_entry(swp) ? PAGESTAT_DEV_PRIVATE :
+		  is_device_exclusive_entry(swp) ? PAGESTAT_DEV_EXCLUSIVE :
+		  PAGESTAT_SWAP;
+}
+
+/*
+ * What an address holds. Context: Caller holds mmap_read_lock(@mm).
+ */
+static void pagestat_probe(struct mm_struct *mm, unsigned long addr,
+			   struct pagestat_state *s)
+{
+	struct vm_area_struct *vma;
+	struct folio_walk fw;
+	struct folio *folio;
+
+	memset(s, 0, sizeof(*s));
+	vma = vma_lookup(mm, addr);
+	if (!vma) {
+		s->what = PAGESTAT_NOVMA;
+		return;
+	}
+	vma_pgtable_walk_begin(vma);
+	pagestat_probe_raw(mm, addr, s);
+	vma_pgtable_walk_end(vma);
+	if (s->what)
+		return;
+	s->what = PAGESTAT_NOPAGE;
+	folio = folio_walk_start(&fw, vma, addr, FW_ZEROPAGE);
+	if (!folio)
+		return;
+	s->type = 0;
+	s->what = is_zero_folio(folio) || is_huge_zero_folio(folio) ?
+		  PAGESTAT_ZERO : folio_is_zone_device(folio) ?
+		  PAGESTAT_ZONE_DEVICE : PAGESTAT_FOLIO;
+	s->nid = folio_nid(folio);
+	s->order = folio_order(folio);
+	folio_walk_end(&fw, vma);
+}
