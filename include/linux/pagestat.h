@@ -14,6 +14,9 @@ int pagestat_range(struct mm_struct *mm, unsigned long start,
 		   unsigned long nr_pages, int *status);
 
 #if IS_ENABLED(CONFIG_KUNIT)
+#include <linux/mm_types.h>
+
+/* Two steps of the walk, which lib/kunit-tests/ tests on their own */
 void pagestat_fill(struct pagestat_walk *ps, unsigned long addr,
 		   unsigned long end, int status);
 unsigned long pagestat_none_run(pte_t *ptep, unsigned long nr);
