@@ -215,7 +215,9 @@ static int pagestat_insert_huge(struct pagestat_ctx *ctx,
 	vmf.pud = p4d ? pud_alloc(ctx->mm, p4d, a) : NULL;
 	vmf.pmd = vmf.pud && size == PMD_SIZE ? pmd_alloc(ctx->mm, vmf.pud, a) :
 		  NULL;
-	if (size == PUD_SIZE && vmf.pud)
+	/* vmf_insert_pfn_pud() is built with PUD_PFNMAP's THP PUDs only */
+	if (IS_ENABLED(CONFIG_ARCH_SUPPORTS_PUD_PFNMAP) && size == PUD_SIZE &&
+	    vmf.pud)
 		return vmf_insert_pfn_pud(&vmf, pfn, false) == VM_FAULT_NOPAGE ?
 		       0 : -EIO;
 	return vmf.pmd && vmf_insert_pfn_pmd(&vmf, pfn, false) ==
