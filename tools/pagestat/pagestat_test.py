@@ -5,6 +5,7 @@ must agree on.
 """
 
 import functools
+import glob
 import io
 import os
 import re
@@ -415,6 +416,30 @@ def tier_says(full):
                 % ', '.join(TIERS['full']))
     return ('test (quick tier): without %s; `test --full` runs them'
             % ', '.join(TIERS['full']))
+
+
+# The build directories each tier needs, with the minutes their first
+# build took on 2 idle cores from an empty cache; and the minutes of a run
+# with everything built.  A directory this cache built before (it holds
+# make's line count) costs only what changed.
+FIRST_BUILDS = {
+    'quick': (('stock', 11), ('patched', 11), ('kunit', 20), ('w1', 3)),
+    'full': (('kunit-arm64', 25), ('stock-debug', 16), ('patched-debug', 16),
+             ('robot-*', 55)),
+}
+WARM_MINUTES = {'quick': 4, 'full': 18}
+
+
+def run_estimate(build, full):
+    """What the first line of test says of how long it will take, from
+    what the build directory @build holds."""
+    tiers = ('quick', 'full') if full else ('quick',)
+    todo = [(d, m) for tier in tiers for d, m in FIRST_BUILDS[tier]
+            if not glob.glob(os.path.join(build, d, '.pagestat-lines'))]
+    minutes = WARM_MINUTES[tiers[-1]] + sum(m for _, m in todo)
+    return ('expect about %d minutes on 2 cores: %s' % (
+        minutes, 'first builds of ' + ', '.join(d for d, _ in todo)
+        if todo else 'every kernel is built; what changed is rebuilt'))
 
 
 def guest_jobs(t, results, full=True):

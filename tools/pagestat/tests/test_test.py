@@ -3,6 +3,8 @@
 
 import contextlib
 import io
+import os
+import tempfile
 import threading
 import time
 import unittest
@@ -12,7 +14,7 @@ import harness_util  # noqa: F401 (the modules' path)
 from pagestat_common import Failure, Results
 from pagestat_test import (
     STOCK_COMPAT_BUG, STOCK_MOVE_EBUSY, STOCK_WALK_END, Pairs, compare_cases,
-    expected_on, guest_jobs, run_jobs, tier_says)
+    expected_on, guest_jobs, run_estimate, run_jobs, tier_says)
 import pagestat_test
 
 
@@ -121,6 +123,22 @@ class TierTest(unittest.TestCase):
                                    'patched-debug'])
         self.assertIn('selftests on patched-debug', names)
         self.assertIn('test --full', tier_says(True))
+
+
+class EstimateTest(unittest.TestCase):
+    def test_cache(self):
+        with tempfile.TemporaryDirectory() as d:
+            cold = run_estimate(d, False)
+            self.assertIn('first builds of stock, patched, kunit, w1', cold)
+            for b in ('stock', 'patched', 'kunit', 'w1', 'robot-s390x'):
+                os.makedirs(os.path.join(d, b))
+                open(os.path.join(d, b, '.pagestat-lines'), 'w').close()
+            self.assertIn('about 4 minutes', run_estimate(d, False))
+            self.assertIn('every kernel is built', run_estimate(d, False))
+            # --full adds its own builds, but not the robot's, now built
+            full = run_estimate(d, True)
+            self.assertIn('kunit-arm64, stock-debug, patched-debug', full)
+            self.assertNotIn('robot', full)
 
 
 class PairsTest(unittest.TestCase):
