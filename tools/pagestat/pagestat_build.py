@@ -4,6 +4,7 @@ build whose inputs have not changed be skipped.
 """
 
 import hashlib
+import json
 import os
 import shlex
 import subprocess
@@ -78,11 +79,39 @@ def tree_state(src):
     return head + ' ' + hashlib.sha1(dirty.encode()).hexdigest()
 
 
+# Each key's inputs, hashed one by one, so that a rebuild can say which
+# of them changed.
+KEY_INPUTS = {}
+
+
 def build_key(t, src, *parts):
-    """A build's inputs, hashed: the tree, the compiler and @parts."""
+    """A build's inputs, hashed: the tree, the compiler and @parts (the
+    config first)."""
     _, cc = run(['gcc', '--version'], check=False)
-    return hashlib.sha1('\n'.join((tree_state(src), cc) + parts).encode()
-                        ).hexdigest()
+    inputs = (tree_state(src), cc) + parts
+    key = hashlib.sha1('\n'.join(inputs).encode()).hexdigest()
+    KEY_INPUTS[key] = dict(zip(
+        ('the tree', 'the compiler', 'the config', 'the make arguments'),
+        (hashlib.sha1(i.encode()).hexdigest() for i in inputs)))
+    return key
+
+
+def rebuild_reason(stamp, key, inputs):
+    """Why the build stamped @stamp runs again for @key: the inputs that
+    differ from those of the last build, as the file @inputs recorded
+    them."""
+    if not os.path.exists(stamp):
+        return 'first build' if not os.path.exists(inputs) else \
+            'the last build failed or was stopped'
+    if holds(stamp, key):
+        return 'its outputs are missing'
+    try:
+        last = json.loads(read(inputs))
+    except (OSError, ValueError):
+        return 'its inputs changed'
+    now = KEY_INPUTS.get(key, {})
+    changed = [k for k in now if last.get(k) != now[k]]
+    return '%s changed' % ' and '.join(changed or ['its inputs'])
 
 
 def stamped_make(t, name, srcdir, builddir, targets, key, outputs,
@@ -90,12 +119,16 @@ def stamped_make(t, name, srcdir, builddir, targets, key, outputs,
     """make, unless the last make with the same @key succeeded and left
     @outputs (paths in @builddir); True if it ran."""
     stamp = os.path.join(builddir, '.pagestat-built-' + name)
+    inputs = os.path.join(builddir, '.pagestat-inputs-' + name)
     if holds(stamp, key) and all(os.path.exists(os.path.join(builddir, o))
                                  for o in outputs):
         say('%s: up to date' % name)
         return False
+    say('%s: %s, building %s' % (name, rebuild_reason(stamp, key, inputs),
+                                 ' '.join(targets)))
     if os.path.exists(stamp):
         os.unlink(stamp)
+    write(inputs, json.dumps(KEY_INPUTS.get(key, {})))
     make(t, name, srcdir, builddir, targets, extra)
     write(stamp, key)
     return True

@@ -45,6 +45,24 @@ class StampTest(unittest.TestCase):
                 ps_build.make = orig
         self.assertEqual(calls, ['b'] * 4)
 
+    def test_reason(self):
+        """A rebuild names what changed since the last build."""
+        said = io.StringIO()
+        with tempfile.TemporaryDirectory() as d, \
+                contextlib.redirect_stdout(said):
+            orig = ps_build.make
+            ps_build.make = lambda *a, **k: None
+            try:
+                for key, config in (('k1', 'a'), ('k2', 'b'), ('k2', 'b')):
+                    ps_build.KEY_INPUTS[key] = {'the tree': 't',
+                                                'the config': config}
+                    stamped_make(None, 'b', '/s', d, ['bzImage'], key, [])
+            finally:
+                ps_build.make = orig
+        self.assertIn('b: first build, building bzImage', said.getvalue())
+        self.assertIn('b: the config changed', said.getvalue())
+        self.assertIn('b: up to date', said.getvalue())
+
 
 if __name__ == '__main__':
     unittest.main()
