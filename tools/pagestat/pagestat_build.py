@@ -124,8 +124,8 @@ def stamped_make(t, name, srcdir, builddir, targets, key, outputs,
                                  for o in outputs):
         say('%s: up to date' % name)
         return False
-    say('%s: %s, building %s' % (name, rebuild_reason(stamp, key, inputs),
-                                 ' '.join(targets)))
+    say('%s: %s%s' % (name, rebuild_reason(stamp, key, inputs),
+                      ', building ' + ' '.join(targets) if targets else ''))
     if os.path.exists(stamp):
         os.unlink(stamp)
     write(inputs, json.dumps(KEY_INPUTS.get(key, {})))
