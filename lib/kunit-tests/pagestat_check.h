@@ -2,10 +2,10 @@
 /*
  * The check helper: pagestat_range() over a range of a layout, held to
  * what the layout claims and to the oracle, with the layout probed before
- * the walker is judged and after.
+ * the walker is judged and after. Above PAGESTAT_FULL pages, the probe and
+ * the oracle look at a sample.
  */
 #define PAGESTAT_CHANGED	(~0UL)
-/* Above this many pages, the probe and the oracle look at a sample. */
 #define PAGESTAT_FULL		4096
 
 static struct pagestat_state pagestat_claim_at(const struct pagestat_ctx *ctx,
@@ -38,34 +38,37 @@ static bool pagestat_sampled(const struct pagestat_ctx *ctx, unsigned long nr,
 /* The first page of the sample that does not hold its claim, or @nr */
 static unsigned long pagestat_reprobe(struct pagestat_ctx *ctx,
 				      unsigned long start, unsigned long nr,
-				      struct pagestat_state *s)
+				      bool report)
 {
-	unsigned long i, addr;
-	struct pagestat_state c;
+	unsigned long i, addr = start;
+	struct pagestat_state s = { }, c = { };
 
-	for (i = 0; i < nr; i++) {
-		addr = start + i * PAGE_SIZE;
+	for (i = 0; i < nr; i++, addr += PAGE_SIZE) {
 		if (!pagestat_sampled(ctx, nr, i, addr))
 			continue;
 		c = pagestat_claim_at(ctx, addr);
-		pagestat_probe(ctx->mm, addr, s);
-		if (c.what != s->what || (c.level && c.level != s->level) ||
-		    (c.type && c.type != s->type) ||
-		    (c.order && c.order != s->order) ||
-		    (c.what == PAGESTAT_FOLIO && c.nid != s->nid))
-			return i;
+		pagestat_probe(ctx->mm, addr, &s);
+		if (c.what != s.what || (c.level && c.level != s.level) ||
+		    (c.type && c.type != s.type) ||
+		    (c.order && c.order != s.order) ||
+		    (c.what == PAGESTAT_FOLIO && c.nid != s.nid))
+			break;
 	}
-	return nr;
+	if (report)
+		KUNIT_FAIL(ctx->test,
+			   "page %lu at %#lx holds what %u level %u type %u nid %d, not what %u level %u type %u nid %d",
+			   i, addr, s.what, s.level, s.type, s.nid, c.what,
+			   c.level, c.type, c.nid);
+	return i;
 }
 
 /*
- * Probe a range (a sample above PAGESTAT_FULL pages), query it with
- * pagestat_range() and page by page with the oracle, and probe it again.
- * If both probes found every page holding its claim, a status that is not
- * the oracle's or not the one move_pages(2) documents for the claim fails
- * the case; if not, the layout changed, which fails nothing here. The
- * caller holds mmap_read_lock(). Return: the number of pages that failed,
- * or PAGESTAT_CHANGED.
+ * Probe a range, query it with pagestat_range() and page by page with the
+ * oracle, and probe it again. If both probes found every page holding its
+ * claim, a status that is not the oracle's or not the one move_pages(2)
+ * documents for the claim fails the case; if not, the layout changed,
+ * which fails nothing here. Context: Caller holds mmap_read_lock().
+ * Return: the number of pages that failed, or PAGESTAT_CHANGED.
  */
 static unsigned long __pagestat_check(struct pagestat_ctx *ctx,
 				      unsigned long start, unsigned long nr,
@@ -75,10 +78,9 @@ static unsigned long __pagestat_check(struct pagestat_ctx *ctx,
 	struct pagestat_state s;
 	int ret, orc, doc;
 
-	if (pagestat_reprobe(ctx, start, nr, &s) < nr)
+	if (pagestat_reprobe(ctx, start, nr, false) < nr)
 		return PAGESTAT_CHANGED;
-	for (i = 0; i <= nr; i++)
-		st[i] = PAGESTAT_UNSET;
+	memset32(st, PAGESTAT_UNSET, nr + 1);
 	ret = pagestat_range(ctx->mm, start, nr, st);
 	for (i = 0; i < nr; i++) {
 		addr = start + i * PAGE_SIZE;
@@ -98,7 +100,7 @@ static unsigned long __pagestat_check(struct pagestat_ctx *ctx,
 		if (!(i % 1024))
 			cond_resched();
 	}
-	if (pagestat_reprobe(ctx, start, nr, &s) < nr)
+	if (pagestat_reprobe(ctx, start, nr, false) < nr)
 		return PAGESTAT_CHANGED;
 	KUNIT_EXPECT_EQ_MSG(ctx->test, ret, 0, "pagestat_range(%#lx, %lu)",
 			    start, nr);
@@ -116,25 +118,19 @@ static unsigned long pagestat_check(struct pagestat_ctx *ctx,
 				    unsigned long start, unsigned long nr)
 {
 	int *st = kvcalloc(nr + 1, sizeof(*st), GFP_KERNEL);
-	unsigned long bad = PAGESTAT_CHANGED, i = 0;
-	struct pagestat_state s = { }, c;
+	unsigned long bad = PAGESTAT_CHANGED;
 	int try;
 
 	KUNIT_ASSERT_NOT_NULL(ctx->test, st);
 	for (try = 0; try < 2 && bad == PAGESTAT_CHANGED; try++) {
 		mmap_read_lock(ctx->mm);
 		bad = __pagestat_check(ctx, start, nr, st);
-		if (bad == PAGESTAT_CHANGED)
-			i = pagestat_reprobe(ctx, start, nr, &s);
+		if (bad == PAGESTAT_CHANGED && try) {
+			pagestat_reprobe(ctx, start, nr, true);
+			bad = 1;
+		}
 		mmap_read_unlock(ctx->mm);
 	}
 	kvfree(st);
-	if (bad != PAGESTAT_CHANGED)
-		return bad;
-	c = pagestat_claim_at(ctx, start + i * PAGE_SIZE);
-	KUNIT_FAIL(ctx->test,
-		   "page %lu at %#lx holds what %u level %u type %u nid %d, not what %u level %u type %u nid %d",
-		   i, start + i * PAGE_SIZE, s.what, s.level, s.type, s.nid,
-		   c.what, c.level, c.type, c.nid);
-	return 1;
+	return bad;
 }

@@ -1,21 +1,18 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The fixture: each case's mm, nodes and claims, the global THP knob and
+ * The fixture: each case's mm, nodes and claims, the global mTHP knob and
  * device memory, each released by a KUnit action, and the mm helpers the
  * builders and the race share.
- */
-/*
- * The init of every case: its mm and nodes. kunit_vm_mmap() attaches a
- * fresh mm to the case's kthread. The layouts go into the arena, two P4D
- * entries' worth of address space halfway up TASK_SIZE, where every level
- * above them is empty. Return: 0, or -ENOMEM.
+ *
+ * The init of every case: kunit_vm_mmap() attaches a fresh mm to the
+ * case's kthread. The layouts go into the arena, two P4D entries' worth of
+ * address space halfway up TASK_SIZE, where every level above is empty.
  */
 static int pagestat_fixture_init(struct kunit *test)
 {
 	struct pagestat_ctx *ctx = kunit_kzalloc(test, sizeof(*ctx),
 						 GFP_KERNEL);
 	unsigned long addr;
-	int nid;
 
 	if (!ctx)
 		return -ENOMEM;
@@ -27,57 +24,38 @@ static int pagestat_fixture_init(struct kunit *test)
 	ctx->mm = current->mm;
 	ctx->arena = 2 * P4D_SIZE;
 	ctx->base = ALIGN_DOWN(TASK_SIZE / 2, P4D_SIZE);
-	nid = first_node(node_states[N_MEMORY]);
-	ctx->nid[0] = nid;
-	nid = next_node(nid, node_states[N_MEMORY]);
-	ctx->two_nodes = nid < MAX_NUMNODES;
-	ctx->nid[1] = ctx->two_nodes ? nid : ctx->nid[0];
+	ctx->nid[0] = first_node(node_states[N_MEMORY]);
+	ctx->nid[1] = next_node(ctx->nid[0], node_states[N_MEMORY]);
+	if (ctx->nid[1] >= MAX_NUMNODES)
+		ctx->nid[1] = ctx->nid[0];
 	test->priv = ctx;
 	return 0;
 }
 
-/* Bind the calling task's memory policy to @nid (NUMA_NO_NODE: default) */
-static int pagestat_bind(int nid)
+/* Fault a range in on node @nid; takes mmap_read_lock(@ctx->mm) */
+static int pagestat_populate(struct pagestat_ctx *ctx, unsigned long addr,
+			     unsigned long len, bool write, int nid)
 {
-	struct mempolicy *pol = NULL, *old;
+	struct mempolicy *pol, *old;
 	char buf[16];
+	int ret;
 
 	/* mpol_new() is static: the tmpfs mount option parser is not */
 	snprintf(buf, sizeof(buf), "bind:%d", nid);
-	if (nid != NUMA_NO_NODE && mpol_parse_str(buf, &pol))
+	if (mpol_parse_str(buf, &pol))
 		return -EINVAL;
-	/* as do_set_mempolicy() does for the current task */
+	/* as do_set_mempolicy() does for the current task, and back */
 	task_lock(current);
 	old = current->mempolicy;
 	current->mempolicy = pol;
 	task_unlock(current);
-	mpol_put(old);
-	return 0;
-}
-
-/* Fault a range in on a node; takes mmap_read_lock(@ctx->mm) */
-static int pagestat_populate(struct pagestat_ctx *ctx, unsigned long addr,
-			     unsigned long len, bool write, int nid)
-{
-	int ret = pagestat_bind(nid) ?:
-		  do_madvise(ctx->mm, addr, len, write ? MADV_POPULATE_WRITE :
-			     MADV_POPULATE_READ);
-
-	pagestat_bind(NUMA_NO_NODE);
+	ret = do_madvise(ctx->mm, addr, len, write ? MADV_POPULATE_WRITE :
+			 MADV_POPULATE_READ);
+	task_lock(current);
+	current->mempolicy = old;
+	task_unlock(current);
+	mpol_put(pol);
 	return ret;
-}
-
-/* Map a range where nothing is mapped yet */
-static int pagestat_mmap(struct file *file, unsigned long addr,
-			 unsigned long len, unsigned long prot,
-			 unsigned long flags)
-{
-	unsigned long ret;
-
-	ret = vm_mmap(file, addr, len, prot, flags | MAP_FIXED_NOREPLACE, 0);
-	if (IS_ERR_VALUE(ret))
-		return (int)ret;
-	return ret == addr ? 0 : -EADDRINUSE;
 }
 
 static unsigned long pagestat_saved_orders;
@@ -88,23 +66,18 @@ static void pagestat_restore_orders(void *unused)
 }
 
 /*
- * Put huge_anon_orders_madvise back when the case ends. Its sysfs writers
- * serialise on huge_anon_orders_lock, which is static to mm/huge_memory.c:
- * unreachable here, and nothing else writes the knob while a KUnit case
- * runs.
+ * Enable an mTHP order for MADV_HUGEPAGE VMAs until the case ends. The
+ * sysfs writers serialise on huge_anon_orders_lock, static to
+ * mm/huge_memory.c; nothing else writes the knob while a case runs.
  */
-static void pagestat_save_orders(struct kunit *test)
+static void pagestat_enable_order(struct kunit *test, unsigned int order)
 {
 	pagestat_saved_orders = READ_ONCE(huge_anon_orders_madvise);
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test,
 							pagestat_restore_orders,
 							NULL), 0);
+	set_bit(order, &huge_anon_orders_madvise);
 }
-
-struct pagestat_devmem {
-	struct resource *res;
-	struct dev_pagemap pgmap;	/* last: ends in a flexible array */
-};
 
 /* Each page is used once per pgmap; none is touched by the CPU */
 static void pagestat_devmem_page_free(struct page *page)
@@ -123,45 +96,48 @@ static const struct dev_pagemap_ops pagestat_devmem_ops = {
 
 static void pagestat_devmem_free(void *data)
 {
-	struct pagestat_devmem *dm = data;
+	struct dev_pagemap *pgmap = data;
 
 	/* waits until the case's mm has put every page */
-	if (dm->pgmap.nr_range)
-		memunmap_pages(&dm->pgmap);
-	release_mem_region(dm->res->start, resource_size(dm->res));
+	if (pgmap->nr_range)
+		memunmap_pages(pgmap);
+	release_mem_region(pgmap->range.start, range_len(&pgmap->range));
 }
 
 /*
- * A PMD's worth of device memory, as lib/test_hmm.c. Return: the pgmap, PMD
- * aligned, or NULL (the reason is logged).
+ * A PMD's worth of device memory, as lib/test_hmm.c, made on first use.
+ * Return: the pgmap, PMD aligned, or NULL (the reason is logged).
  */
-static struct dev_pagemap *pagestat_devmem(struct kunit *test, bool coherent)
+static struct dev_pagemap *pagestat_devmem(struct pagestat_ctx *ctx,
+					   bool coherent)
 {
-	struct pagestat_devmem *dm = kunit_kzalloc(test, sizeof(*dm),
-						   GFP_KERNEL);
+	struct dev_pagemap *pgmap = ctx->dev[coherent];
+	struct resource *res = NULL;
 	void *addr;
 
-	if (dm)
-		dm->res = request_free_mem_region(&iomem_resource, PMD_SIZE,
-						  "pagestat_kunit");
-	if (!dm || IS_ERR_OR_NULL(dm->res))
+	if (pgmap)
+		return pgmap;
+	pgmap = kunit_kzalloc(ctx->test, sizeof(*pgmap), GFP_KERNEL);
+	if (pgmap)
+		res = request_free_mem_region(&iomem_resource, PMD_SIZE,
+					      "pagestat_kunit");
+	if (IS_ERR_OR_NULL(res))
 		return NULL;
-	dm->pgmap.type = coherent ? MEMORY_DEVICE_COHERENT :
-		MEMORY_DEVICE_PRIVATE;
-	dm->pgmap.range.start = dm->res->start;
-	dm->pgmap.range.end = dm->res->start + PMD_SIZE - 1;
-	dm->pgmap.nr_range = 1;
-	dm->pgmap.ops = &pagestat_devmem_ops;
-	dm->pgmap.owner = test;
-	addr = memremap_pages(&dm->pgmap, NUMA_NO_NODE);
+	pgmap->type = coherent ? MEMORY_DEVICE_COHERENT : MEMORY_DEVICE_PRIVATE;
+	pgmap->range = (struct range){ res->start, res->end };
+	pgmap->nr_range = 1;
+	pgmap->ops = &pagestat_devmem_ops;
+	pgmap->owner = ctx;
+	addr = memremap_pages(pgmap, NUMA_NO_NODE);
 	if (IS_ERR(addr))
-		dm->pgmap.nr_range = 0;
-	if (kunit_add_action_or_reset(test, pagestat_devmem_free, dm) ||
+		pgmap->nr_range = 0;	/* only the region to release */
+	if (kunit_add_action_or_reset(ctx->test, pagestat_devmem_free, pgmap) ||
 	    IS_ERR(addr)) {
-		kunit_info(test, "memremap_pages(): %ld\n", PTR_ERR(addr));
+		kunit_info(ctx->test, "memremap_pages(): %ld\n", PTR_ERR(addr));
 		return NULL;
 	}
-	return &dm->pgmap;
+	ctx->dev[coherent] = pgmap;
+	return pgmap;
 }
 
 /* Unmap the arena and forget the claims. */

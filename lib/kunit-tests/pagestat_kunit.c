@@ -37,12 +37,11 @@ static void pagestat_fill_test(struct kunit *test)
 /* pagestat_none_run() stops at the first entry that is not empty */
 static void pagestat_none_run_test(struct kunit *test)
 {
-	static const unsigned int used[] = { 3, 4, 9, 15 };
-	pte_t ptes[16] = { };
-	unsigned long i, nr, want;
+	unsigned long i, nr, want, used = BIT(3) | BIT(4) | BIT(9) | BIT(15);
+	pte_t ptes[16];
 
-	for (i = 0; i < ARRAY_SIZE(used); i++)
-		ptes[used[i]] = pfn_pte(1, PAGE_KERNEL);
+	for (i = 0; i < ARRAY_SIZE(ptes); i++)
+		ptes[i] = used & BIT(i) ? pfn_pte(1, PAGE_KERNEL) : __pte(0);
 	for (i = 0; i < ARRAY_SIZE(ptes); i++) {
 		if (!pte_none(ptes[i]))
 			continue;
@@ -50,7 +49,8 @@ static void pagestat_none_run_test(struct kunit *test)
 			for (want = 1; want < nr; want++)
 				if (!pte_none(ptes[i + want]))
 					break;
-			KUNIT_EXPECT_EQ_MSG(test, pagestat_none_run(&ptes[i], nr),
+			KUNIT_EXPECT_EQ_MSG(test,
+					    pagestat_none_run(&ptes[i], nr),
 					    want, "from %lu, of %lu", i, nr);
 		}
 	}
@@ -58,23 +58,18 @@ static void pagestat_none_run_test(struct kunit *test)
 
 /*
  * The range checks of pagestat_range(): nothing asked, nothing written; a
- * range that wraps is refused before anything is written; a range that
- * ends at the last page of the address space, which no VMA holds, is
- * answered.
+ * range that wraps is refused before anything is written; one that ends
+ * at the last page of the address space, which no VMA holds, is answered.
  */
 static void pagestat_range_args_test(struct kunit *test)
 {
 	static const struct { unsigned long start, nr; int ret; } args[] = {
-		{ 0, 0, 0 },
-		{ -2 * PAGE_SIZE, 3, -EINVAL },
-		{ -PAGE_SIZE, 2, -EINVAL },
-		{ ULONG_MAX, 2, -EINVAL },
+		{ 0, 0, 0 }, { -2 * PAGE_SIZE, 3, -EINVAL },
+		{ -PAGE_SIZE, 2, -EINVAL }, { ULONG_MAX, 2, -EINVAL },
 		{ PAGE_SIZE, ULONG_MAX, -EINVAL },
 		{ PAGE_SIZE, (ULONG_MAX >> PAGE_SHIFT) + 2, -EINVAL },
-		{ -PAGE_SIZE, 1, 0 },
-		{ ULONG_MAX, 1, 0 },
-		{ -2 * PAGE_SIZE, 2, 0 },
-		{ -3 * PAGE_SIZE + 1, 3, 0 },
+		{ -PAGE_SIZE, 1, 0 }, { ULONG_MAX, 1, 0 },
+		{ -2 * PAGE_SIZE, 2, 0 }, { -3 * PAGE_SIZE + 1, 3, 0 },
 	};
 	struct pagestat_ctx *ctx = test->priv;
 	int st[4], ret;
@@ -87,15 +82,16 @@ static void pagestat_range_args_test(struct kunit *test)
 		mmap_read_unlock(ctx->mm);
 		KUNIT_EXPECT_EQ_MSG(test, ret, args[i].ret, "row %u", i);
 		for (j = 0; j < ARRAY_SIZE(st); j++)
-			KUNIT_EXPECT_EQ_MSG(test, st[j], !ret && j < args[i].nr ?
-					    -EFAULT : PAGESTAT_UNSET,
+			KUNIT_EXPECT_EQ_MSG(test, st[j],
+					    !ret && j < args[i].nr ? -EFAULT :
+					    PAGESTAT_UNSET,
 					    "row %u, page %u", i, j);
 	}
 }
 
 struct pagestat_layout {
 	const char *name;
-	struct pagestat_seg segs[6];	/* by address; up to one with no pattern */
+	struct pagestat_seg segs[6];	/* by address; the rest empty */
 };
 
 static const struct pagestat_layout pagestat_layouts[] = {
@@ -130,8 +126,7 @@ static const struct pagestat_layout pagestat_layouts[] = {
 	    { PAGESTAT_ANON, P4D_SIZE - P(2), "0x44" } } },
 	{ "VMA edges: four kinds side by side, a gap",
 	  { { PAGESTAT_ANON, 0, "0z" }, { PAGESTAT_PFNMAP, P(2), "sz" },
-	    { PAGESTAT_MIXEDMAP, P(4), "0." },
-	    { PAGESTAT_ANON, P(7), "1." },
+	    { PAGESTAT_MIXEDMAP, P(4), "0." }, { PAGESTAT_ANON, P(7), "1." },
 	    { PAGESTAT_ANON, P(9), "x1" } } },
 	{ "THPs across a PUD boundary",
 	  { { PAGESTAT_THP, PUD_SIZE - 2 * PMD_SIZE, "0z1p0" } } },
@@ -262,6 +257,7 @@ static void pagestat_random_test(struct kunit *test)
 	unsigned long cur, start, nr;
 	struct pagestat_seg segs[5];
 	unsigned int l, i, j, n, k;
+	const char *e;
 	struct rnd_state rs;
 	char pat[5][9];
 
@@ -271,17 +267,21 @@ static void pagestat_random_test(struct kunit *test)
 		n = 2 + prandom_u32_state(&rs) % 4;
 		for (i = 0; i < n; i++) {
 			do {
-				k = prandom_u32_state(&rs) % ARRAY_SIZE(pagestat_cheap);
+				k = prandom_u32_state(&rs) %
+				    ARRAY_SIZE(pagestat_cheap);
 			} while (!pagestat_cheap[k]);
-			j = 1 + prandom_u32_state(&rs) % (k == PAGESTAT_THP ? 2 : 8);
+			e = pagestat_cheap[k];
+			j = 1 + prandom_u32_state(&rs) %
+			    (k == PAGESTAT_THP ? 2 : 8);
 			for (pat[i][j] = '\0'; j--; )
-				pat[i][j] = pagestat_cheap[k][prandom_u32_state(&rs) %
-						     strlen(pagestat_cheap[k])];
+				pat[i][j] = e[prandom_u32_state(&rs) %
+					      strlen(e)];
 			segs[i] = (struct pagestat_seg){ k, 0, pat[i] };
 			j = prandom_u32_state(&rs) % 8;
 			cur += j < 3 ? 0 : j < 6 ? j * PAGE_SIZE :
 			       j < 7 ? PMD_SIZE : PUD_SIZE;
-			segs[i].off = ALIGN(cur, k == PAGESTAT_THP ? PMD_SIZE : PAGE_SIZE);
+			segs[i].off = ALIGN(cur, k == PAGESTAT_THP ? PMD_SIZE :
+					    PAGE_SIZE);
 			cur = segs[i].off + pagestat_seg_size(&segs[i]);
 		}
 		pagestat_build_all(ctx, segs, n, ctx->base);
@@ -296,7 +296,7 @@ static void pagestat_random_test(struct kunit *test)
 		pagestat_unmap_all(ctx);
 	}
 	KUNIT_EXPECT_GT(test, ctx->nodes[0], 0);
-	if (ctx->two_nodes)
+	if (ctx->nid[1] != ctx->nid[0])
 		KUNIT_EXPECT_GT(test, ctx->nodes[1], 0);
 }
 
@@ -318,17 +318,14 @@ static struct kunit_suite pagestat_range_suite = {
 };
 
 /*
- * Suite pagestat_race: a kthread on the case's mm splits and zaps the THPs
- * of a range, and faults them back, while the case walks the range.
- *
- * Only changes that can overlap a walk under mmap_read_lock() are made:
- * a PMD split by MADV_DONTNEED of one of its pages, a zap of a whole PMD,
- * faults. A collapse of anonymous memory takes mmap_write_lock() and
- * cannot overlap a walk; the retraction of a file THP's page table, which
- * can and which sends the walker to ACTION_AGAIN, needs shmem THPs that
- * khugepaged collapses, and is not tested here.
+ * Suite pagestat_race: a kthread on the case's mm splits THPs (a zap of one
+ * page) and zaps them whole, and faults them back, while the case walks
+ * the range: the changes that can overlap a walk under mmap_read_lock().
+ * An anon collapse takes mmap_write_lock(); the retraction of a file THP's
+ * page table, which sends the walker to ACTION_AGAIN, needs shmem THPs
+ * that khugepaged collapses, and is not tested here.
  */
-#define PAGESTAT_RACE_PMDS	4
+#define PAGESTAT_RACE_PMDS	4	/* THPs on alternate nodes: "0101" */
 #define PAGESTAT_RACE_ROUNDS	400
 #define PAGESTAT_RACE_WALKS	100000
 
@@ -338,33 +335,22 @@ struct pagestat_race {
 	int err;		/* of the first that failed */
 };
 
-/* PMD @p's THP is always on this node */
-static int pagestat_race_nid(const struct pagestat_ctx *ctx, unsigned long p)
-{
-	return ctx->nid[p & 1];
-}
-
 static int pagestat_race_fn(void *data)
 {
 	struct pagestat_race *r = data;
 	struct pagestat_ctx *ctx = r->ctx;
-	unsigned long n, addr, page;
-	int nid, err = 0;
+	unsigned long n, addr, len;
+	int err = 0;
 
 	kthread_use_mm(ctx->mm);
 	for (n = 0; n < PAGESTAT_RACE_ROUNDS && !err; n++) {
+		/* PMD n % 4, whose THP is on node nid[n & 1] */
 		addr = ctx->base + (n % PAGESTAT_RACE_PMDS) * PMD_SIZE;
-		page = addr + (n * 37 % PTRS_PER_PMD) * PAGE_SIZE;
-		nid = pagestat_race_nid(ctx, n % PAGESTAT_RACE_PMDS);
-		if (n & 1)
-			/* the PMD splits; the page faults back on its node */
-			err = do_madvise(ctx->mm, page, PAGE_SIZE,
-					 MADV_DONTNEED) ?:
-			      pagestat_populate(ctx, page, PAGE_SIZE, true, nid);
-		else
-			err = do_madvise(ctx->mm, addr, PMD_SIZE,
-					 MADV_DONTNEED) ?:
-			      pagestat_populate(ctx, addr, PMD_SIZE, true, nid);
+		len = n & 1 ? PAGE_SIZE : PMD_SIZE;
+		if (n & 1)	/* the PMD splits */
+			addr += (n * 37 % PTRS_PER_PMD) * PAGE_SIZE;
+		err = do_madvise(ctx->mm, addr, len, MADV_DONTNEED) ?:
+		      pagestat_populate(ctx, addr, len, true, ctx->nid[n & 1]);
 		atomic_inc(&r->rounds);
 	}
 	kthread_unuse_mm(ctx->mm);
@@ -374,38 +360,28 @@ static int pagestat_race_fn(void *data)
 
 /*
  * While the kthread makes its changes, every walk must answer each page of
- * PMD p with the node of its THPs or, zapped, -ENOENT, and the pages on
- * either side of the range -EFAULT; the changes must overlap walks. Once
- * the kthread is done, the walker must agree with the oracle.
+ * a THP with its node or, zapped, -ENOENT, and the pages on either side of
+ * the range -EFAULT; the changes must overlap walks. Once the kthread is
+ * done, the walker must agree with the oracle.
  */
 static void pagestat_race_test(struct kunit *test)
 {
-	unsigned long nr = PAGESTAT_RACE_PMDS * PTRS_PER_PMD + 2, i, p;
+	static const struct pagestat_seg thps = { PAGESTAT_THP, 0, "0101" };
+	unsigned long nr = PAGESTAT_RACE_PMDS * PTRS_PER_PMD + 2, i;
 	unsigned long walks = 0, overlaps = 0, zapped = 0, bad = 0;
 	struct pagestat_ctx *ctx = test->priv;
 	struct pagestat_race r = { ctx };
 	unsigned long start = ctx->base - PAGE_SIZE;
-	struct pagestat_state thp = { PAGESTAT_FOLIO, PAGESTAT_PMD };
 	struct task_struct *task;
 	int *st, before, want;
 
 	st = kunit_kcalloc(test, nr, sizeof(*st), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, st);
-	KUNIT_ASSERT_EQ(test, pagestat_mmap(NULL, ctx->base,
-					    PAGESTAT_RACE_PMDS * PMD_SIZE,
-					    PROT_READ | PROT_WRITE,
-					    MAP_PRIVATE | MAP_ANONYMOUS), 0);
+	pagestat_build_all(ctx, &thps, 1, ctx->base);
+	/* the zapped THPs fault back as THPs */
 	KUNIT_ASSERT_EQ(test, do_madvise(ctx->mm, ctx->base,
 					 PAGESTAT_RACE_PMDS * PMD_SIZE,
 					 MADV_HUGEPAGE), 0);
-	for (p = 0; p < PAGESTAT_RACE_PMDS; p++) {
-		i = ctx->base + p * PMD_SIZE;
-		thp.nid = pagestat_race_nid(ctx, p);
-		KUNIT_ASSERT_EQ(test, pagestat_populate(ctx, i, PMD_SIZE, true,
-							thp.nid), 0);
-		pagestat_claim(ctx, i, i + PMD_SIZE, &thp);
-	}
-	/* the range holds its THPs before the race */
 	KUNIT_ASSERT_EQ(test, pagestat_check(ctx, start, nr), 0);
 
 	task = kthread_run(pagestat_race_fn, &r, "pagestat_race");
@@ -422,9 +398,8 @@ static void pagestat_race_test(struct kunit *test)
 		walks++;
 		overlaps += atomic_read(&r.rounds) != before;
 		for (i = 0; i < nr; i++) {
-			p = (i - 1) / PTRS_PER_PMD;
-			want = i && i < nr - 1 ? pagestat_race_nid(ctx, p) :
-			       -EFAULT;
+			want = i && i < nr - 1 ?
+			       ctx->nid[((i - 1) / PTRS_PER_PMD) & 1] : -EFAULT;
 			zapped += st[i] == -ENOENT;
 			if (st[i] != want && (st[i] != -ENOENT || want < 0) &&
 			    !bad++)

@@ -1,36 +1,24 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * KUnit tests for pagestat_range(): the types the layers share. The layers
- * are headers of static functions that pagestat_kunit.c includes in order,
- * so that none can call one included after it: pagestat_oracle.h, the stock
- * per-address loop; pagestat_probe.h, what the page tables hold at an
- * address; pagestat_fixture.h, the case's mm, nodes, claims and resources;
- * pagestat_kinds.h, the table of kind builders; pagestat_check.h, the check
- * helper. pagestat_kunit.c holds the suites.
+ * KUnit tests for pagestat_range(): the types its layers share, headers of
+ * static functions that pagestat_kunit.c includes in order, so that none
+ * can call one included after it.
  */
 #ifndef _PAGESTAT_KUNIT_H
 #define _PAGESTAT_KUNIT_H
 
-#include <kunit/resource.h>
 #include <kunit/test.h>
-#include <linux/mm.h>
 #include <linux/anon_inodes.h>
 #include <linux/delay.h>
 #include <linux/file.h>
-#include <linux/huge_mm.h>
-#include <linux/hugetlb.h>
-#include <linux/ioport.h>
 #include <linux/kthread.h>
-#include <linux/memremap.h>
-#include <linux/mempolicy.h>
-#include <linux/migrate.h>
+#include <linux/migrate.h>	/* mm.h, mempolicy.h, hugetlb.h */
 #include <linux/mman.h>
 #include <linux/pagestat.h>
 #include <linux/pagewalk.h>
 #include <linux/pfn_t.h>
 #include <linux/prandom.h>
 #include <linux/sched/task.h>
-#include <linux/slab.h>
 #include <linux/swapops.h>
 #include <linux/syscalls.h>
 #include <asm/tlb.h>
@@ -50,7 +38,7 @@ enum { PAGESTAT_P4D = 1, PAGESTAT_PUD, PAGESTAT_PMD, PAGESTAT_PTE };
 
 enum {
 	PAGESTAT_SPECIAL = 1, PAGESTAT_DEVMAP, PAGESTAT_MIGRATION,
-	PAGESTAT_DEV_PRIVATE, PAGESTAT_DEV_EXCLUSIVE,
+	PAGESTAT_DEV_PRIVATE,
 	PAGESTAT_SWAP,		/* any other, or x86's PROT_NONE PUD */
 };
 
@@ -70,7 +58,6 @@ struct pagestat_ctx {
 	struct kunit *test;
 	struct mm_struct *mm;
 	int nid[2];		/* of '0' and '1'; nid[1] may be nid[0] */
-	bool two_nodes;
 	unsigned long base;	/* of the arena, aligned to P4D_SIZE */
 	unsigned long arena;	/* its size */
 	struct pagestat_run {	/* [start, end) holds st */

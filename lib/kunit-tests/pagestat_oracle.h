@@ -1,10 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The oracle: the status of one address as stock move_pages(2) finds it.
- */
-/*
- * The status of one address, as stock 6.12.118 finds it. The per-address
- * body of do_pages_stat_array() in 6.12.118 mm/migrate.c, verbatim but for
+ * The oracle: the status of one address as stock 6.12.118 move_pages(2)
+ * finds it, the per-address body of do_pages_stat_array() verbatim but for
  * taking @addr where it reads a pointer, so that a difference from it
  * always means that the walker changed behaviour. Context: Caller holds
  * mmap_read_lock(@mm). Return: the node of the folio mapped there, -EFAULT

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The probe: what the page tables hold at an address, read from the PGD
- * down without allocating a table, and the folio folio_walk_start() finds.
+ * down without allocating a table; @s->what is left 0 for a present PTE
+ * or leaf, for pagestat_probe() to look at the folio there.
  */
-/* The entry at @addr; leaves @s->what 0 for a present PTE or leaf. */
 static void pagestat_probe_raw(struct mm_struct *mm, unsigned long addr,
 			       struct pagestat_state *s)
 {
@@ -31,8 +31,9 @@ static void pagestat_probe_raw(struct mm_struct *mm, unsigned long addr,
 	if (!pud_present(pud) || pud_leaf(pud)) {
 		/* x86's pud_present() is false for a PROT_NONE leaf */
 		s->what = pud_present(pud) ? 0 : PAGESTAT_NONPRESENT;
-		s->type = pud_present(pud) ? pud_special(pud) ? PAGESTAT_SPECIAL :
-			  pud_devmap(pud) ? PAGESTAT_DEVMAP : 0 : PAGESTAT_SWAP;
+		s->type = !pud_present(pud) ? PAGESTAT_SWAP :
+			  pud_special(pud) ? PAGESTAT_SPECIAL :
+			  pud_devmap(pud) ? PAGESTAT_DEVMAP : 0;
 		return;
 	}
 	s->level = PAGESTAT_PMD;
@@ -71,13 +72,10 @@ again:
 	swp = pte_to_swp_entry(pte);
 	s->type = is_migration_entry(swp) ? PAGESTAT_MIGRATION :
 		  is_device_private_entry(swp) ? PAGESTAT_DEV_PRIVATE :
-		  is_device_exclusive_entry(swp) ? PAGESTAT_DEV_EXCLUSIVE :
 		  PAGESTAT_SWAP;
 }
 
-/*
- * What an address holds. Context: Caller holds mmap_read_lock(@mm).
- */
+/* What an address holds. Context: Caller holds mmap_read_lock(@mm). */
 static void pagestat_probe(struct mm_struct *mm, unsigned long addr,
 			   struct pagestat_state *s)
 {
