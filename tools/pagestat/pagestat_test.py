@@ -227,10 +227,11 @@ def hwloc_results(results, flavor, status, body):
                                                    '\n'.join(pair[1])))
 
 
-def client_runs(t, results, kernels, initrd, progs):
+def client_runs(t, results, kernels, initrd, progs, flavors=FLAVORS):
     """hwloc's memory location query and the kernel's own selftests on
-    the boot kernels, stock against patched."""
-    for flavor in ('stock', 'patched'):
+    the boot kernels @flavors; whichever job runs the second kernel of a
+    pair compares the two."""
+    for flavor in flavors:
         if 'hwloc_test' in progs:
             got = guest_run(t, results, 'hwloc on %s' % flavor, flavor,
                             kernels[flavor], initrd, ['/bin/hwloc_test'],
@@ -378,7 +379,6 @@ def boot_runs(t, results, kernels, initrd, progs):
                            '\n'.join(outs['stock']),
                            '\n'.join(outs['patched'])))
     selftest_runs(t, results, kernels, initrd, progs)
-    client_runs(t, results, kernels, initrd, progs)
 
 
 def bench_runs(t, results, kernels, initrd, progs):
@@ -445,13 +445,17 @@ def run_estimate(build, full):
 def guest_jobs(t, results, full=True):
     """The guest runs of test, as jobs that need no other: each debug
     kernel's (the longest, @full only), the boot kernels', numa_vamap's and
-    the benchmark's, longest first."""
+    the benchmark's, longest first: the real clients (migration's cases run
+    20 s each) on each boot kernel apart, so that both run at once."""
     debug = DEBUG_FLAVORS if full else ()
     kernels, progs, initrd = guest_setup(t, FLAVORS + debug)
     a = (t, results, kernels, initrd, progs)
     return ([('selftests on ' + f, functools.partial(debug_runs, *a,
                                                       flavors=(f,)))
              for f in debug] +
+            [('real clients on ' + f, functools.partial(client_runs, *a,
+                                                         flavors=(f,)))
+             for f in FLAVORS] +
             [('boot kernel runs', functools.partial(boot_runs, *a)),
              ('numa_vamap', functools.partial(vamap_tests, *a)),
              ('move_pages_bench', functools.partial(bench_runs, *a))])

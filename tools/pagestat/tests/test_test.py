@@ -114,6 +114,9 @@ class TierTest(unittest.TestCase):
         self.assertEqual(flavors, ['stock', 'patched'])
         self.assertFalse([n for n in names if 'debug' in n])
         self.assertIn('boot kernel runs', names)
+        # The real clients of each kernel are a job of their own
+        self.assertEqual(names[:2], ['real clients on stock',
+                                     'real clients on patched'])
         self.assertIn('quick tier', tier_says(False))
         self.assertIn('--full', tier_says(False))
 
