@@ -120,12 +120,17 @@ def compare_dumps(results, what, a, b, skip_tests=()):
                    '\n'.join(diffs[:10]) or 'no dumps to compare')
 
 
+def ksft_case(name):
+    """A kselftest.h case's number and message, which together name it."""
+    number, _, message = name.partition(' ')
+    return number, message or number
+
+
 def record_tap(results, label, res, log):
     """Count a run's TAP results, its known failures as expected."""
     expected = expected_on(label)
     for test, r in sorted(res.items()):
-        # A kselftest.h case is named by its number and its message
-        name = test if test in expected else test.split(' ', 1)[-1]
+        name = test if test in expected else ksft_case(test)[1]
         if r == 'skip':
             results.add(0, 0, 1)
         elif name in expected:
@@ -178,16 +183,21 @@ def no_figures(name):
     return re.sub(r'\d+(\.\d+)?', 'N', name)
 
 
+def case_key(name):
+    """A kselftest.h case's number and its message without figures."""
+    number, message = ksft_case(name)
+    return number, no_figures(message)
+
+
 def compare_cases(results, what, a, b):
     """Two kernels' per-case results must be the same, case by case, but
     for the cases stock 6.12 fails by a bug the series fixes."""
     known = {no_figures(n) for n in expected_on('stock')}
-    # A kselftest.h case is named by its number and its message
-    a, b = ({n.split(' ', 1)[0] + ' ' + no_figures(n.split(' ', 1)[-1]): r
-             for n, r in x.items()} for x in (a, b))
-    diffs = ['%s: %s against %s' % (n, a.get(n, 'absent'), b.get(n, 'absent'))
+    a, b = ({case_key(n): r for n, r in x.items()} for x in (a, b))
+    diffs = ['%s %s: %s against %s' % (n + (a.get(n, 'absent'),
+                                           b.get(n, 'absent')))
              for n in sorted(set(a) | set(b)) if a.get(n) != b.get(n) and
-             n.split(' ', 1)[-1] not in known]
+             n[1] not in known]
     results.record(what, not diffs and bool(a), '\n'.join(diffs[:20]))
 
 
@@ -227,7 +237,7 @@ def hwloc_results(results, flavor, status, body):
                                                    '\n'.join(pair[1])))
 
 
-def client_runs(t, results, kernels, initrd, progs, flavors=FLAVORS):
+def client_runs(t, results, kernels, initrd, progs, flavors):
     """hwloc's memory location query and the kernel's own selftests on
     the boot kernels @flavors; whichever job runs the second kernel of a
     pair compares the two."""
