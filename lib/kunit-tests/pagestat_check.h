@@ -1,9 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The check helper: pagestat_range() over a range of a layout, held to
- * what the layout claims and to the oracle, with the layout probed before
- * the walker is judged and after. Above PAGESTAT_FULL pages, the probe and
- * the oracle look at a sample.
+ * The check helper: pagestat_range() over a range of a layout, held to its
+ * claims and to the oracle, with the layout probed before the walker is
+ * judged and after; above PAGESTAT_FULL pages, probe and oracle sample.
  */
 #define PAGESTAT_CHANGED	(~0UL)
 #define PAGESTAT_FULL		4096
@@ -11,13 +10,12 @@
 static struct pagestat_state pagestat_claim_at(const struct pagestat_ctx *ctx,
 					       unsigned long addr)
 {
-	struct pagestat_state novma = { PAGESTAT_NOVMA };
 	unsigned int i;
 
 	for (i = 0; i < ctx->nr_runs; i++)
 		if (addr >= ctx->runs[i].start && addr < ctx->runs[i].end)
 			return ctx->runs[i].st;
-	return novma;
+	return (struct pagestat_state){ PAGESTAT_NOVMA };
 }
 
 /* Every page of a small range; of a large one, the edges of its runs */
@@ -55,20 +53,18 @@ static unsigned long pagestat_reprobe(struct pagestat_ctx *ctx,
 			break;
 	}
 	if (report)
-		KUNIT_FAIL(ctx->test,
-			   "page %lu at %#lx holds what %u level %u type %u nid %d, not what %u level %u type %u nid %d",
-			   i, addr, s.what, s.level, s.type, s.nid, c.what,
-			   c.level, c.type, c.nid);
+		KUNIT_FAIL(ctx->test, "the layout changed: page %lu at %#lx holds what %u level %u type %u order %u nid %d, not what %u level %u type %u order %u nid %d",
+			   i, addr, s.what, s.level, s.type, s.order, s.nid,
+			   c.what, c.level, c.type, c.order, c.nid);
 	return i;
 }
 
 /*
  * Probe a range, query it with pagestat_range() and page by page with the
- * oracle, and probe it again. If both probes found every page holding its
- * claim, a status that is not the oracle's or not the one move_pages(2)
- * documents for the claim fails the case; if not, the layout changed,
- * which fails nothing here. Context: Caller holds mmap_read_lock().
- * Return: the number of pages that failed, or PAGESTAT_CHANGED.
+ * oracle, and probe it again. If both probes found every claim held, a
+ * status that is not the oracle's or not the one move_pages(2) documents
+ * fails the case. Context: Caller holds mmap_read_lock(). Return: the
+ * number of pages that failed, or PAGESTAT_CHANGED.
  */
 static unsigned long __pagestat_check(struct pagestat_ctx *ctx,
 				      unsigned long start, unsigned long nr,
@@ -93,10 +89,8 @@ static unsigned long __pagestat_check(struct pagestat_ctx *ctx,
 		ctx->nodes[0] += st[i] == ctx->nid[0];
 		ctx->nodes[1] += st[i] == ctx->nid[1];
 		if ((st[i] != doc || st[i] != orc) && bad++ < 8)
-			KUNIT_FAIL(ctx->test,
-				   "page %lu at %#lx (what %u level %u type %u): pagestat_range() %d, documented %d, stock %d",
-				   i, addr, s.what, s.level, s.type, st[i], doc,
-				   orc);
+			KUNIT_FAIL(ctx->test, "page %lu at %#lx (what %u level %u type %u): pagestat_range() %d, documented %d, stock %d",
+				   i, addr, s.what, s.level, s.type, st[i], doc, orc);
 		if (!(i % 1024))
 			cond_resched();
 	}
@@ -111,8 +105,8 @@ static unsigned long __pagestat_check(struct pagestat_ctx *ctx,
 
 /*
  * Check pagestat_range() over @nr pages from @start, which need not be
- * aligned; if the layout changed, once more, and then a page that does
- * not hold its claim fails the case. Return: the pages that failed.
+ * aligned; if the layout changed, once more, and then a page that does not
+ * hold its claim fails the case. Return: the pages that failed.
  */
 static unsigned long pagestat_check(struct pagestat_ctx *ctx,
 				    unsigned long start, unsigned long nr)

@@ -1,12 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The fixture: each case's mm, nodes and claims, the global mTHP knob and
- * device memory, each released by a KUnit action, and the mm helpers the
- * builders and the race share.
+ * The fixture: each case's mm, nodes and claims, the mTHP knob and device
+ * memory, released by KUnit actions, and the helpers builders and race share.
  *
- * The init of every case: kunit_vm_mmap() attaches a fresh mm to the
- * case's kthread. The layouts go into the arena, two P4D entries' worth of
- * address space halfway up TASK_SIZE, where every level above is empty.
+ * Every case's init: kunit_vm_mmap() attaches a fresh mm to the case's
+ * kthread; layouts go in the arena, two P4D entries halfway up TASK_SIZE.
  */
 static int pagestat_fixture_init(struct kunit *test)
 {
@@ -22,7 +20,6 @@ static int pagestat_fixture_init(struct kunit *test)
 		return -ENOMEM;
 	ctx->test = test;
 	ctx->mm = current->mm;
-	ctx->arena = 2 * P4D_SIZE;
 	ctx->base = ALIGN_DOWN(TASK_SIZE / 2, P4D_SIZE);
 	ctx->nid[0] = first_node(node_states[N_MEMORY]);
 	ctx->nid[1] = next_node(ctx->nid[0], node_states[N_MEMORY]);
@@ -40,7 +37,7 @@ static int pagestat_populate(struct pagestat_ctx *ctx, unsigned long addr,
 	char buf[16];
 	int ret;
 
-	/* mpol_new() is static: the tmpfs mount option parser is not */
+	/* mpol_new() is static, the tmpfs option parser is not */
 	snprintf(buf, sizeof(buf), "bind:%d", nid);
 	if (mpol_parse_str(buf, &pol))
 		return -EINVAL;
@@ -79,19 +76,19 @@ static void pagestat_enable_order(struct kunit *test, unsigned int order)
 	set_bit(order, &huge_anon_orders_madvise);
 }
 
-/* Each page is used once per pgmap; none is touched by the CPU */
+/* Device pages are used once per pgmap; no page is faulted by the CPU */
 static void pagestat_devmem_page_free(struct page *page)
 {
 }
 
-static vm_fault_t pagestat_devmem_migrate_to_ram(struct vm_fault *vmf)
+static vm_fault_t pagestat_sigbus(struct vm_fault *vmf)
 {
 	return VM_FAULT_SIGBUS;
 }
 
 static const struct dev_pagemap_ops pagestat_devmem_ops = {
 	.page_free		= pagestat_devmem_page_free,
-	.migrate_to_ram		= pagestat_devmem_migrate_to_ram,
+	.migrate_to_ram		= pagestat_sigbus,
 };
 
 static void pagestat_devmem_free(void *data)
@@ -143,7 +140,7 @@ static struct dev_pagemap *pagestat_devmem(struct pagestat_ctx *ctx,
 /* Unmap the arena and forget the claims. */
 static void pagestat_unmap_all(struct pagestat_ctx *ctx)
 {
-	KUNIT_EXPECT_EQ(ctx->test, vm_munmap(ctx->base, ctx->arena), 0);
+	KUNIT_EXPECT_EQ(ctx->test, vm_munmap(ctx->base, 2 * P4D_SIZE), 0);
 	ctx->nr_runs = 0;
 }
 

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The table of kind builders. Each maps a VMA and fills its entries by the
- * kernel's own paths (faults, madvise(), migrate_vma, a driver's
- * vmf_insert_*()), and pagestat_build() claims what the probe must find at
- * each entry, by its character in the segment's pattern:
+ * The kind builders: each maps a VMA and fills its entries by the kernel's
+ * own paths (faults, madvise(), migrate_vma, a driver's vmf_insert_*()),
+ * and pagestat_build() claims what the probe must find at each entry, by
+ * its character in the segment's pattern:
  */
 static const struct pagestat_char {
 	char c;
@@ -30,9 +30,8 @@ static const struct pagestat_char {
 #define PAGESTAT_MTHP_ORDER	4	/* 64 KiB with 4 KiB pages */
 
 /*
- * An entry of an anon, THP or hugetlb VMA: a fault, and what follows it;
- * for 'v' and 'c', the written page migrated to device memory as an HMM
- * driver does it.
+ * An entry of an anon, THP or hugetlb VMA: a fault, and for 'v' and 'c'
+ * the written page migrated to device memory as an HMM driver does it.
  */
 static int pagestat_fill_anon(struct pagestat_ctx *ctx,
 			      const struct pagestat_seg *seg, unsigned long a,
@@ -45,21 +44,21 @@ static int pagestat_fill_anon(struct pagestat_ctx *ctx,
 	struct dev_pagemap *pgmap = ctx->dev[c == 'c'];	/* made by map */
 	int ret = pagestat_populate(ctx, a, size, c != 'z', ctx->nid[c == '1']);
 
-	if (ret || strchr("01z", c))
+	if (ret || strchr("01zp", c))
 		return ret;
-	if (c == 'x' || c == 'p')
-		return do_madvise(ctx->mm, a + size - PAGE_SIZE, PAGE_SIZE,
-				  MADV_DONTNEED);
+	if (c == 'x')
+		return do_madvise(ctx->mm, a, size, MADV_DONTNEED);
 	mmap_read_lock(ctx->mm);
 	args.vma = vma_lookup(ctx->mm, a);
 	ret = migrate_vma_setup(&args);
-	if (!ret && (src & MIGRATE_PFN_MIGRATE)) {
-		dst = PHYS_PFN(pgmap->range.start) + ctx->dev_used[c == 'c']++;
-		/* locked, referenced; the data is not copied: none reads it */
-		zone_device_page_init(pfn_to_page(dst));
-		dst = migrate_pfn(dst);
-	}
 	if (!ret) {
+		/* locked, referenced; the data is not copied: none reads it */
+		if (src & MIGRATE_PFN_MIGRATE) {
+			dst = PHYS_PFN(pgmap->range.start) +
+			      ctx->dev_used[c == 'c']++;
+			zone_device_page_init(pfn_to_page(dst));
+			dst = migrate_pfn(dst);
+		}
 		migrate_vma_pages(&args);
 		migrate_vma_finalize(&args);
 	}
@@ -77,13 +76,9 @@ static bool pagestat_hugetlb_wait(struct hstate *h, int nid, unsigned int nr)
 	return h->free_huge_pages_node[nid] >= nr;
 }
 
-static vm_fault_t pagestat_vm_fault(struct vm_fault *vmf)
-{
-	return VM_FAULT_SIGBUS;	/* only the builders put entries here */
-}
-
+/* Only the builders put entries here */
 static const struct vm_operations_struct pagestat_vm_ops = {
-	.fault		= pagestat_vm_fault,
+	.fault		= pagestat_sigbus,
 };
 
 /* A VMA as a device driver's mmap() makes it */
@@ -101,14 +96,13 @@ static const struct file_operations pagestat_fops = {
 };
 
 /*
- * Map a segment's VMA, for entries of @size. Private anon: of 4 KiB pages;
- * of THPs or mTHPs, which a fault allocates while their order is enabled
- * for MADV_HUGEPAGE VMAs; of hugetlb pages, if the pools of both nodes
- * have enough. PFN maps: shared VM_PFNMAP of special and zero pfns, of
- * special PMDs and PUDs (read-only, over memory of the case's own) and
- * devmap PMDs (over ZONE_DEVICE pages, as device DAX maps them); private
- * VM_MIXEDMAP, where zero pfns need a COW mapping (vmf_insert_pfn*()
- * refuse COW VM_PFNMAP).
+ * Map a segment's VMA, for entries of @size. Private anon: of pages; of
+ * THPs or mTHPs, which a fault allocates while their order is enabled for
+ * MADV_HUGEPAGE VMAs; of hugetlb pages, if both nodes' pools have enough.
+ * Shared VM_PFNMAP of special and zero pfns, special PMDs and PUDs (over
+ * memory of the case's own) and devmap PMDs (as device DAX maps them);
+ * private VM_MIXEDMAP, as zero pfns need COW (vmf_insert_pfn*() refuse COW
+ * VM_PFNMAP).
  */
 static int pagestat_map(struct pagestat_ctx *ctx,
 			const struct pagestat_seg *seg, unsigned long addr,
@@ -136,30 +130,24 @@ static int pagestat_map(struct pagestat_ctx *ctx,
 		pagestat_enable_order(ctx->test, PAGESTAT_MTHP_ORDER);
 	if (seg->kind >= PAGESTAT_PFNMAP) {
 		/* kmalloc() aligns a power of two: 8 pages of the case's */
-		ctx->kpages = kunit_kzalloc(ctx->test, 8 * PAGE_SIZE,
-					    GFP_KERNEL);
+		ctx->kpages = kunit_kzalloc(ctx->test, 8 * PAGE_SIZE, GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(ctx->test, ctx->kpages);
 		flags = seg->kind == PAGESTAT_MIXEDMAP ? VM_MIXEDMAP :
 			VM_PFNMAP | VM_IO;
-		file = ctx->kpages ? anon_inode_getfile("[pagestat]",
-							&pagestat_fops,
-							(void *)flags, O_RDWR) :
-		       ERR_PTR(-ENOMEM);
+		file = anon_inode_getfile("[pagestat]", &pagestat_fops,
+					  (void *)flags, O_RDWR);
 		if (IS_ERR(file))
 			return PTR_ERR(file);
 		got = vm_mmap(file, addr, len, PROT_READ,
 			      (flags & VM_MIXEDMAP ? MAP_PRIVATE : MAP_SHARED) |
 			      MAP_FIXED_NOREPLACE, 0);
 		fput(file);
-	} else if (hugetlb) {
-		/* vm_mmap() ignores MAP_HUGETLB: ksys_mmap_pgoff() does not */
-		got = ksys_mmap_pgoff(addr, len, PROT_READ | PROT_WRITE,
-				      MAP_PRIVATE | MAP_ANONYMOUS |
-				      MAP_HUGETLB | MAP_FIXED_NOREPLACE |
-				      (ilog2(size) << MAP_HUGE_SHIFT), -1UL, 0);
 	} else {
-		got = vm_mmap(NULL, addr, len, PROT_READ | PROT_WRITE,
-			      MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE,
-			      0);
+		/* vm_mmap() ignores MAP_HUGETLB: ksys_mmap_pgoff() does not */
+		flags = hugetlb ? MAP_HUGETLB | ilog2(size) << MAP_HUGE_SHIFT : 0;
+		got = ksys_mmap_pgoff(addr, len, PROT_READ | PROT_WRITE, flags |
+				      MAP_PRIVATE | MAP_ANONYMOUS |
+				      MAP_FIXED_NOREPLACE, -1UL, 0);
 	}
 	if (got != addr)
 		return IS_ERR_VALUE(got) ? (int)got : -EADDRINUSE;
@@ -277,8 +265,7 @@ static const struct pagestat_builder {
 } pagestat_builders[] = {
 	[PAGESTAT_ANON]		= { pagestat_fill_anon, PAGE_SIZE },
 	[PAGESTAT_THP]		= { pagestat_fill_anon, PMD_SIZE },
-	[PAGESTAT_MTHP]		= { pagestat_fill_anon,
-				    PAGE_SIZE << PAGESTAT_MTHP_ORDER },
+	[PAGESTAT_MTHP]		= { pagestat_fill_anon, PAGE_SIZE << PAGESTAT_MTHP_ORDER },
 	[PAGESTAT_HUGETLB_PMD]	= { pagestat_fill_anon, PMD_SIZE },
 	[PAGESTAT_HUGETLB_PUD]	= { pagestat_fill_anon, PUD_SIZE },
 	[PAGESTAT_HUGETLB_CONT_PTE] = { pagestat_fill_anon, PAGESTAT_CONT_PTE },
@@ -308,6 +295,7 @@ static int pagestat_build(struct pagestat_ctx *ctx,
 	unsigned long a, end, size = b->size, len = pagestat_seg_size(seg);
 	struct pagestat_state st, hole = { PAGESTAT_HOLE, PAGESTAT_PTE };
 	const struct pagestat_char *pc;
+	const char *p;
 	int ret;
 	char c;
 
@@ -345,6 +333,10 @@ static int pagestat_build(struct pagestat_ctx *ctx,
 	/* khugepaged must leave the PTE-mapped THPs as they are */
 	if (!ret && seg->kind == PAGESTAT_THP)
 		ret = do_madvise(ctx->mm, addr, len, MADV_NOHUGEPAGE);
+	/* Only then split 'p': khugepaged could collapse it again */
+	for (p = strchr(seg->pattern, 'p'); p && !ret; p = strchr(p + 1, 'p'))
+		ret = do_madvise(ctx->mm, addr + (p - seg->pattern + 1) * size -
+				 PAGE_SIZE, PAGE_SIZE, MADV_DONTNEED);
 	if (!ret && seg->protnone)
 		ret = pagestat_mprotect(ctx->mm, addr, addr + len, 0);
 	return ret;

@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * KUnit tests for pagestat_range(): the types its layers share, headers of
- * static functions that pagestat_kunit.c includes in order, so that none
- * can call one included after it.
+ * KUnit tests for pagestat_range(): the types its layers share. The layers
+ * are headers that pagestat_kunit.c includes in order: none calls a later one.
  */
 #ifndef _PAGESTAT_KUNIT_H
 #define _PAGESTAT_KUNIT_H
@@ -36,10 +35,9 @@ enum pagestat_what {
 
 enum { PAGESTAT_P4D = 1, PAGESTAT_PUD, PAGESTAT_PMD, PAGESTAT_PTE };
 
-enum {
+enum {	/* PAGESTAT_SWAP: any other, or x86's PROT_NONE PUD */
 	PAGESTAT_SPECIAL = 1, PAGESTAT_DEVMAP, PAGESTAT_MIGRATION,
-	PAGESTAT_DEV_PRIVATE,
-	PAGESTAT_SWAP,		/* any other, or x86's PROT_NONE PUD */
+	PAGESTAT_DEV_PRIVATE, PAGESTAT_SWAP,
 };
 
 struct pagestat_state {
@@ -58,8 +56,7 @@ struct pagestat_ctx {
 	struct kunit *test;
 	struct mm_struct *mm;
 	int nid[2];		/* of '0' and '1'; nid[1] may be nid[0] */
-	unsigned long base;	/* of the arena, aligned to P4D_SIZE */
-	unsigned long arena;	/* its size */
+	unsigned long base;	/* of the arena: 2 * P4D_SIZE, aligned */
 	struct pagestat_run {	/* [start, end) holds st */
 		unsigned long start, end;
 		struct pagestat_state st;

@@ -7,17 +7,15 @@
 static void pagestat_probe_raw(struct mm_struct *mm, unsigned long addr,
 			       struct pagestat_state *s)
 {
-	spinlock_t *ptl;	/* of the PTE table, for one read */
-	pmd_t *pmdp, pmd;
+	pgd_t *pgdp = pgd_offset(mm, addr);
 	pud_t *pudp, pud;
+	pmd_t *pmdp, pmd;
 	pte_t *ptep, pte;
 	swp_entry_t swp;
-	pgd_t *pgdp;
 	p4d_t *p4dp;
 
 	s->what = PAGESTAT_HOLE;
 	s->level = PAGESTAT_P4D;
-	pgdp = pgd_offset(mm, addr);
 	if (pgd_none(*pgdp))
 		return;
 	p4dp = p4d_offset(pgdp, addr);
@@ -42,34 +40,31 @@ again:
 	pmd = pmdp_get_lockless(pmdp);
 	if (pmd_none(pmd))
 		return;
-	if (!pmd_present(pmd)) {
-		s->what = PAGESTAT_NONPRESENT;
+	if (!pmd_present(pmd) || pmd_leaf(pmd)) {
+		s->what = pmd_present(pmd) ? 0 : PAGESTAT_NONPRESENT;
 		s->type = is_pmd_migration_entry(pmd) ? PAGESTAT_MIGRATION :
-			  PAGESTAT_SWAP;
-		return;
-	}
-	if (pmd_leaf(pmd)) {
-		s->what = 0;
-		s->type = pmd_special(pmd) ? PAGESTAT_SPECIAL :
+			  !pmd_present(pmd) ? PAGESTAT_SWAP :
+			  pmd_special(pmd) ? PAGESTAT_SPECIAL :
 			  pmd_devmap(pmd) ? PAGESTAT_DEVMAP : 0;
 		return;
 	}
 	s->level = PAGESTAT_PTE;
-	ptep = pte_offset_map_lock(mm, pmdp, addr, &ptl);
+	ptep = pte_offset_map(pmdp, addr);
 	if (!ptep)
 		goto again;	/* no longer a table: look again */
 	pte = ptep_get(ptep);
-	pte_unmap_unlock(ptep, ptl);
+	pte_unmap(ptep);
 	if (pte_none(pte))
 		return;
-	s->what = 0;
-	/* x86's devmap PTEs are special too */
-	s->type = pte_devmap(pte) ? PAGESTAT_DEVMAP :
-		  pte_special(pte) ? PAGESTAT_SPECIAL : 0;
-	if (pte_present(pte))
+	if (pte_present(pte)) {
+		s->what = 0;
+		/* x86's devmap PTEs are special too */
+		s->type = pte_devmap(pte) ? PAGESTAT_DEVMAP :
+			  pte_special(pte) ? PAGESTAT_SPECIAL : 0;
 		return;
-	s->what = PAGESTAT_NONPRESENT;
+	}
 	swp = pte_to_swp_entry(pte);
+	s->what = PAGESTAT_NONPRESENT;
 	s->type = is_migration_entry(swp) ? PAGESTAT_MIGRATION :
 		  is_device_private_entry(swp) ? PAGESTAT_DEV_PRIVATE :
 		  PAGESTAT_SWAP;
@@ -79,16 +74,13 @@ again:
 static void pagestat_probe(struct mm_struct *mm, unsigned long addr,
 			   struct pagestat_state *s)
 {
-	struct vm_area_struct *vma;
+	struct vm_area_struct *vma = vma_lookup(mm, addr);
 	struct folio_walk fw;
 	struct folio *folio;
 
-	memset(s, 0, sizeof(*s));
-	vma = vma_lookup(mm, addr);
-	if (!vma) {
-		s->what = PAGESTAT_NOVMA;
+	*s = (struct pagestat_state){ PAGESTAT_NOVMA };
+	if (!vma)
 		return;
-	}
 	vma_pgtable_walk_begin(vma);
 	pagestat_probe_raw(mm, addr, s);
 	vma_pgtable_walk_end(vma);
