@@ -7,6 +7,7 @@ import hashlib
 import json
 import os
 import shlex
+import shutil
 import subprocess
 import time
 
@@ -163,11 +164,19 @@ FLAVORS = ('stock', 'patched')
 DEBUG_FLAVORS = ('stock-debug', 'patched-debug')
 
 
+def kernel_dirs(t, flavor):
+    """The source and build directories of the boot kernel @flavor: stock
+    ones from the stock tree, so that they share ccache's objects with the
+    patched ones (see Tree)."""
+    if flavor.startswith('stock'):
+        return t.stock_tree, os.path.join(t.stock_build, flavor)
+    return t.tree, os.path.join(t.build, flavor)
+
+
 def build_kernel(t, flavor):
     """Build a boot kernel of FLAVORS or DEBUG_FLAVORS; return the bzImage
     path."""
-    src = t.base if flavor.startswith('stock') else t.tree
-    bdir = os.path.join(t.build, flavor)
+    src, bdir = kernel_dirs(t, flavor)
     with Phase('build %s kernel' % flavor):
         frag = os.path.join(TOOLDIR, 'boot.config')
         if flavor.endswith('-debug'):
@@ -182,4 +191,9 @@ def build_kernel(t, flavor):
                         ' '.join(make_args(t)))
         stamped_make(t, 'build-' + flavor, src, bdir, ['bzImage'], key,
                      [image])
+    old = os.path.join(t.build, flavor)
+    if old != bdir and os.path.isdir(old):
+        say('removing %s: the %s kernel builds in %s now' % (old, flavor,
+                                                             bdir))
+        shutil.rmtree(old)
     return os.path.join(bdir, image)

@@ -431,21 +431,30 @@ def tier_says(full):
 # The build directories each tier needs, with the minutes their first
 # build took on 2 idle cores from an empty cache; and the minutes of a run
 # with everything built.  A directory this cache built before (it holds
-# make's line count) costs only what changed.
+# make's line count) costs only what changed.  test builds each stock
+# kernel before the patched one of its config, which then takes all but
+# the series' objects from ccache: SHARED_MINUTES.
 FIRST_BUILDS = {
     'quick': (('stock', 11), ('patched', 11), ('kunit', 20), ('w1', 3)),
     'full': (('kunit-arm64', 25), ('stock-debug', 16), ('patched-debug', 16),
              ('robot-*', 55)),
 }
 WARM_MINUTES = {'quick': 4, 'full': 18}
+SHARED_MINUTES = 3
 
 
-def run_estimate(build, full):
+def run_estimate(build, stock_build, full):
     """What the first line of test says of how long it will take, from
-    what the build directory @build holds."""
+    what the build directories @build and @stock_build (the stock
+    kernels') hold."""
     tiers = ('quick', 'full') if full else ('quick',)
-    todo = [(d, m) for tier in tiers for d, m in FIRST_BUILDS[tier]
-            if not glob.glob(os.path.join(build, d, '.pagestat-lines'))]
+    dirs = [d for tier in tiers for d, _ in FIRST_BUILDS[tier]]
+    todo = [(d, SHARED_MINUTES if d.startswith('patched') and
+             d.replace('patched', 'stock') in dirs else m)
+            for tier in tiers for d, m in FIRST_BUILDS[tier]
+            if not glob.glob(os.path.join(
+                stock_build if d.startswith('stock') else build, d,
+                '.pagestat-lines'))]
     minutes = WARM_MINUTES[tiers[-1]] + sum(m for _, m in todo)
     return ('expect about %d minutes on 2 cores: %s' % (
         minutes, 'first builds of ' + ', '.join(d for d, _ in todo)

@@ -12,7 +12,7 @@ import tempfile
 
 from pagestat_common import (
     BASE_IDENT, DEFAULT_AUTHOR, DEFAULT_TARBALL, Failure, NOT_OVERLAY,
-    Phase, REPO, cache_dir, git, run, say)
+    Phase, REPO, cache_dir, git, read, run, say)
 
 
 def parse_series(text, name='patches/series'):
@@ -200,6 +200,14 @@ class Tree:
         self.base = os.path.join(self.cache, 'base-' + slug)
         self.tree = os.path.join(self.cache, 'tree-' + slug)
         self.build = os.path.join(self.cache, 'build-' + slug)
+        # The stock kernels build from a worktree of base of their own,
+        # laid out as the patched tree and its objdirs are: ccache's
+        # base_dir makes paths relative to the objdir, and the same
+        # relative path (../../tree-<slug>) shares the objects of every
+        # file the series does not touch.
+        stock = os.path.join(self.cache, 'stock-' + slug)
+        self.stock_tree = os.path.join(stock, 'tree-' + slug)
+        self.stock_build = os.path.join(stock, 'build-' + slug)
         self.logs = os.path.join(self.cache, 'logs')
 
     def log(self, name):
@@ -239,12 +247,32 @@ class Tree:
 
     def clear_stale_locks(self):
         """Remove index locks an interrupted git left behind."""
-        for d in (os.path.join(self.base, '.git'),
-                  os.path.join(self.base, '.git', 'worktrees',
-                               os.path.basename(self.tree))):
+        dirs = [os.path.join(self.base, '.git')]
+        for wt in (self.tree, self.stock_tree):
+            # git names a worktree's directory in base: its .git says which
+            gitfile = os.path.join(wt, '.git')
+            if os.path.isfile(gitfile):
+                dirs.append(os.path.join(wt, read(gitfile).split(
+                    'gitdir:', 1)[-1].strip()))
+        for d in dirs:
             lock = os.path.join(d, 'index.lock')
             if os.path.exists(lock):
                 os.unlink(lock)
+
+    def make_stock(self):
+        """The stock tree: a detached worktree of base at base's commit."""
+        if not os.path.isfile(os.path.join(self.stock_tree, '.git')):
+            shutil.rmtree(self.stock_tree, ignore_errors=True)
+            git(['worktree', 'prune'], cwd=self.base)
+            with Phase('check out the stock tree'):
+                git(['worktree', 'add', '-q', '--detach', self.stock_tree,
+                     'base'], cwd=self.base)
+            return
+        base = git(['rev-parse', 'base'], cwd=self.base).strip()
+        if git(['rev-parse', 'HEAD'], cwd=self.stock_tree).strip() != base \
+                or git(['status', '--porcelain', '--untracked-files=no'],
+                       cwd=self.stock_tree):
+            git(['reset', '-q', '--hard', base], cwd=self.stock_tree)
 
     def compose(self, series):
         """Build the pagestat commits in a scratch index; return the tip.
@@ -296,6 +324,7 @@ class Tree:
     def _update(self):
         self.make_base()
         self.clear_stale_locks()
+        self.make_stock()
         series = read_series(self.repo)
         with Phase('apply %d patches from patches/series' % len(series)):
             tip = self.compose(series)

@@ -10,7 +10,8 @@ import unittest
 import harness_util  # noqa: F401 (the modules' path)
 from pagestat_common import Failure
 import pagestat_build as ps_build
-from pagestat_build import stamped_make
+from pagestat_build import DEBUG_FLAVORS, FLAVORS, kernel_dirs, stamped_make
+from pagestat_tree import Tree
 
 
 class StampTest(unittest.TestCase):
@@ -62,6 +63,65 @@ class StampTest(unittest.TestCase):
         self.assertIn('b: first build, building bzImage', said.getvalue())
         self.assertIn('b: the config changed', said.getvalue())
         self.assertIn('b: up to date', said.getvalue())
+
+
+class StockLayoutTest(unittest.TestCase):
+    """The stock kernels' sources sit where the patched kernels' do,
+    relative to their objdirs, so that ccache (base_dir) shares objects."""
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.env = dict(os.environ)
+        os.environ['PAGESTAT_CACHE'] = os.path.join(self.tmp.name, 'cache')
+        os.environ.pop('KERNEL_SRC', None)
+
+    def tearDown(self):
+        os.environ.clear()
+        os.environ.update(self.env)
+        self.tmp.cleanup()
+
+    def check(self, t):
+        want = os.path.join('..', '..', 'tree-' + t.slug)
+        for f in FLAVORS + DEBUG_FLAVORS:
+            self.assertEqual(os.path.relpath(*kernel_dirs(t, f)), want, f)
+        self.assertNotEqual(kernel_dirs(t, 'stock'), kernel_dirs(t, 'patched'))
+        self.assertTrue(kernel_dirs(t, 'stock')[1].startswith(t.stock_build))
+
+    def test_default_slug(self):
+        self.check(Tree())
+
+    def test_kernel_src_slug(self):
+        src = os.path.join(self.tmp.name, 'my linux')
+        os.makedirs(src)
+        os.environ['KERNEL_SRC'] = src
+        t = Tree()
+        self.assertTrue(t.slug.startswith('my-linux-'))
+        self.check(t)
+
+    def test_old_stock_objdir_removed(self):
+        """A stock build at the new place removes the one at the old."""
+        t = Tree()
+        old = os.path.join(t.build, 'stock')
+        os.makedirs(old)
+        saved = (ps_build.config_from_fragment, ps_build.build_key,
+                 ps_build.stamped_make)
+        ps_build.config_from_fragment = lambda t, n, s, b, *a: write_config(b)
+        ps_build.build_key = lambda *a: 'k'
+        ps_build.stamped_make = lambda *a, **k: True
+        try:
+            with contextlib.redirect_stdout(io.StringIO()) as out:
+                image = ps_build.build_kernel(t, 'stock')
+        finally:
+            (ps_build.config_from_fragment, ps_build.build_key,
+             ps_build.stamped_make) = saved
+        self.assertTrue(image.startswith(t.stock_build))
+        self.assertFalse(os.path.exists(old))
+        self.assertIn('removing ' + old, out.getvalue())
+
+
+def write_config(bdir):
+    os.makedirs(bdir, exist_ok=True)
+    open(os.path.join(bdir, '.config'), 'w').close()
 
 
 if __name__ == '__main__':

@@ -131,17 +131,39 @@ class TierTest(unittest.TestCase):
 class EstimateTest(unittest.TestCase):
     def test_cache(self):
         with tempfile.TemporaryDirectory() as d:
-            cold = run_estimate(d, False)
+            build, stock = os.path.join(d, 'build'), os.path.join(d, 'stock')
+            cold = run_estimate(build, stock, False)
             self.assertIn('first builds of stock, patched, kunit, w1', cold)
-            for b in ('stock', 'patched', 'kunit', 'w1', 'robot-s390x'):
-                os.makedirs(os.path.join(d, b))
-                open(os.path.join(d, b, '.pagestat-lines'), 'w').close()
-            self.assertIn('about 4 minutes', run_estimate(d, False))
-            self.assertIn('every kernel is built', run_estimate(d, False))
+            # the patched kernel's objects come from the stock kernel's
+            self.assertIn('about 41 minutes', cold)
+            for b in ('patched', 'kunit', 'w1', 'robot-s390x'):
+                os.makedirs(os.path.join(build, b))
+                open(os.path.join(build, b, '.pagestat-lines'), 'w').close()
+            # stock in the old place is not found
+            os.makedirs(os.path.join(build, 'stock'))
+            open(os.path.join(build, 'stock', '.pagestat-lines'),
+                 'w').close()
+            self.assertIn('first builds of stock', run_estimate(build, stock,
+                                                                False))
+            os.makedirs(os.path.join(stock, 'stock'))
+            open(os.path.join(stock, 'stock', '.pagestat-lines'),
+                 'w').close()
+            self.assertIn('about 4 minutes', run_estimate(build, stock,
+                                                          False))
+            self.assertIn('every kernel is built', run_estimate(build, stock,
+                                                                False))
             # --full adds its own builds, but not the robot's, now built
-            full = run_estimate(d, True)
+            full = run_estimate(build, stock, True)
             self.assertIn('kunit-arm64, stock-debug, patched-debug', full)
             self.assertNotIn('robot', full)
+            self.assertIn('about %d minutes' % (18 + 25 + 16 + 3), full)
+            # a built stock-debug leaves patched-debug small
+            os.makedirs(os.path.join(stock, 'stock-debug'))
+            open(os.path.join(stock, 'stock-debug', '.pagestat-lines'),
+                 'w').close()
+            full = run_estimate(build, stock, True)
+            self.assertIn('first builds of kunit-arm64, patched-debug', full)
+            self.assertIn('about %d minutes' % (18 + 25 + 3), full)
 
 
 class PairsTest(unittest.TestCase):

@@ -7,7 +7,7 @@ import time
 import unittest
 
 from harness_util import PATCH, ToyTree, write
-from pagestat_common import Failure
+from pagestat_common import Failure, git
 from pagestat_tree import (
     Tree, assign_files, c_functions, has_diff, parse_series, series_functions)
 
@@ -132,13 +132,38 @@ class TreeTest(ToyTree):
     def test_interrupted_lock(self):
         t = Tree(self.repo)
         t.update()
-        lock = os.path.join(t.base, '.git', 'worktrees',
-                            os.path.basename(t.tree), 'index.lock')
+        lock = os.path.join(git(['rev-parse', '--absolute-git-dir'],
+                                cwd=t.tree).strip(), 'index.lock')
         open(lock, 'w').close()
         write(os.path.join(self.repo, 'mm', 'new.c'), 'again\n')
         Tree(self.repo).update()
         with open(os.path.join(t.tree, 'mm', 'new.c')) as f:
             self.assertEqual(f.read(), 'again\n')
+
+    def test_stock_tree(self):
+        """The stock tree: a worktree of base, kept at base's commit."""
+        t = Tree(self.repo)
+        t.update()
+        a = os.path.join(t.stock_tree, 'mm', 'a.c')
+        with open(a) as f:
+            self.assertEqual(f.read(), 'one\ntwo\nthree\n')
+        self.assertFalse(os.path.exists(os.path.join(t.stock_tree, 'mm',
+                                                     'new.c')))
+        base = git(['rev-parse', 'base'], cwd=t.base).strip()
+        # moved off base, edited and locked: put back
+        git(['checkout', '-q', '--detach', 'pagestat'], cwd=t.stock_tree)
+        write(os.path.join(t.stock_tree, 'mm', 'b.c'), 'edited\n')
+        lock = os.path.join(git(['rev-parse', '--absolute-git-dir'],
+                                cwd=t.stock_tree).strip(), 'index.lock')
+        open(lock, 'w').close()
+        Tree(self.repo).update()
+        self.assertEqual(git(['rev-parse', 'HEAD'], cwd=t.stock_tree).strip(),
+                         base)
+        with open(a) as f:
+            self.assertEqual(f.read(), 'one\ntwo\nthree\n')
+        with open(os.path.join(t.stock_tree, 'mm', 'b.c')) as f:
+            self.assertEqual(f.read(), 'b\n')
+        self.assertFalse(os.path.exists(lock))
 
     def test_missing_base(self):
         os.environ['KERNEL_SRC'] = os.path.join(self.tmp.name, 'nope.tar')
