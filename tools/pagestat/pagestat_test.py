@@ -446,15 +446,21 @@ SHARED_MINUTES = 3
 def run_estimate(build, stock_build, full):
     """What the first line of test says of how long it will take, from
     what the build directories @build and @stock_build (the stock
-    kernels') hold."""
+    kernels') hold.  A boot kernel whose twin of the same config (stock
+    and patched) is built, or is built first in the run (stock), takes
+    its objects from ccache."""
     tiers = ('quick', 'full') if full else ('quick',)
     dirs = [d for tier in tiers for d, _ in FIRST_BUILDS[tier]]
-    todo = [(d, SHARED_MINUTES if d.startswith('patched') and
-             d.replace('patched', 'stock') in dirs else m)
-            for tier in tiers for d, m in FIRST_BUILDS[tier]
-            if not glob.glob(os.path.join(
-                stock_build if d.startswith('stock') else build, d,
-                '.pagestat-lines'))]
+    built = {d for d in dirs if glob.glob(os.path.join(
+        stock_build if d.startswith('stock') else build, d,
+        '.pagestat-lines'))}
+    todo = []
+    for d, m in [dm for tier in tiers for dm in FIRST_BUILDS[tier]]:
+        twin = d.replace('stock', 'patched') if d.startswith('stock') \
+            else d.replace('patched', 'stock')
+        if d not in built:
+            todo.append((d, SHARED_MINUTES if twin != d and (
+                twin in built or d.startswith('patched')) else m))
     minutes = WARM_MINUTES[tiers[-1]] + sum(m for _, m in todo)
     return ('expect about %d minutes on 2 cores: %s' % (
         minutes, 'first builds of ' + ', '.join(d for d, _ in todo)

@@ -139,12 +139,14 @@ class EstimateTest(unittest.TestCase):
             for b in ('patched', 'kunit', 'w1', 'robot-s390x'):
                 os.makedirs(os.path.join(build, b))
                 open(os.path.join(build, b, '.pagestat-lines'), 'w').close()
-            # stock in the old place is not found
+            # stock in the old place is not found; built, patched leaves
+            # it small
             os.makedirs(os.path.join(build, 'stock'))
             open(os.path.join(build, 'stock', '.pagestat-lines'),
                  'w').close()
-            self.assertIn('first builds of stock', run_estimate(build, stock,
-                                                                False))
+            warm = run_estimate(build, stock, False)
+            self.assertIn('first builds of stock', warm)
+            self.assertIn('about %d minutes' % (4 + 3), warm)
             os.makedirs(os.path.join(stock, 'stock'))
             open(os.path.join(stock, 'stock', '.pagestat-lines'),
                  'w').close()
