@@ -52,9 +52,11 @@ static unsigned long pagestat_reprobe(struct pagestat_ctx *ctx,
 		    (c.what == PAGESTAT_FOLIO && c.nid != s.nid))
 			break;
 	}
+	/* Each state is printed as what/level/type/order/nid. */
 	if (report)
-		KUNIT_FAIL(ctx->test, "the layout changed: page %lu at %#lx holds what %u level %u type %u order %u nid %d, not what %u level %u type %u order %u nid %d",
-			   i, addr, s.what, s.level, s.type, s.order, s.nid,
+		KUNIT_FAIL(ctx->test,
+			   "the layout changed at %#lx: %u/%u/%u/%u/%d, not %u/%u/%u/%u/%d",
+			   addr, s.what, s.level, s.type, s.order, s.nid,
 			   c.what, c.level, c.type, c.order, c.nid);
 	return i;
 }
@@ -89,8 +91,9 @@ static unsigned long __pagestat_check(struct pagestat_ctx *ctx,
 		ctx->nodes[0] += st[i] == ctx->nid[0];
 		ctx->nodes[1] += st[i] == ctx->nid[1];
 		if ((st[i] != doc || st[i] != orc) && bad++ < 8)
-			KUNIT_FAIL(ctx->test, "page %lu at %#lx (what %u level %u type %u): pagestat_range() %d, documented %d, stock %d",
-				   i, addr, s.what, s.level, s.type, st[i], doc, orc);
+			KUNIT_FAIL(ctx->test,
+				   "%#lx (%u/%u/%u): pagestat_range() %d, documented %d, stock %d",
+				   addr, s.what, s.level, s.type, st[i], doc, orc);
 		if (!(i % 1024))
 			cond_resched();
 	}
