@@ -201,10 +201,38 @@ def compare_cases(results, what, a, b):
     results.record(what, not diffs and bool(a), '\n'.join(diffs[:20]))
 
 
-def kernel_test_results(t, results, flavor, prog, lines):
-    """Count a kernel selftest's cases on @flavor; a run that executes no
+# The migration selftest moves a page back and forth for 20 s while other
+# threads touch it, and fails a case after 100 calls in a row that
+# migrate nothing: upstream calls the migration best effort.  A vCPU the
+# host leaves unscheduled while it holds a reference to the page can fail
+# it, on either kernel (seen once, on stock-debug, both host cores busy).
+# Such a program's failed cases run once more, alone; a case fails if it
+# fails again, and the first failure is printed either way.
+BEST_EFFORT = ('migration',)
+
+
+def rerun_failed(prog, flavor, res, rerun):
+    """@res with the failed cases of best-effort @prog that pass when
+    run again on their own by @rerun(argv) (which returns its lines)."""
+    failed = [n for n, r in res.items() if r == 'fail']
+    if prog not in BEST_EFFORT or not failed or not rerun:
+        return res
+    names = [ksft_case(n)[1] for n in failed]
+    again = {ksft_case(n)[1]: r for n, r in parse_ksft(rerun(
+        ['/bin/' + prog] + [a for n in names for a in ('-r', n)])).items()}
+    res = dict(res)
+    for n in failed:
+        r = again.get(ksft_case(n)[1], 'absent')
+        say('%s on %s: %s failed; run again alone: %s' % (prog, flavor, n, r))
+        res[n] = 'pass' if r == 'pass' else 'fail'
+    return res
+
+
+def kernel_test_results(t, results, flavor, prog, lines, rerun=None):
+    """Count a kernel selftest's cases on @flavor, the failed cases of a
+    best-effort one as they run again by @rerun; a run that executes no
     case, or skips every one, fails with the reason.  Its results."""
-    res = parse_ksft(lines)
+    res = rerun_failed(prog, flavor, parse_ksft(lines), rerun)
     skipped = [n for n, r in res.items() if r == 'skip']
     why = ('skipped every case, the first: %s' % skipped[0] if skipped
            else 'no case ran')
@@ -252,11 +280,16 @@ def client_runs(t, results, kernels, initrd, progs, flavors):
             if prog not in progs:
                 continue
             kw = {'numa': numa} if numa else {}
-            got = guest_run(t, results, '%s on %s' % (prog, flavor), flavor,
-                            kernels[flavor], initrd, ['/bin/' + prog],
-                            timeout=1800, **kw)
+            run = functools.partial(guest_run, t, results, flavor=flavor,
+                                    kernel=kernels[flavor], initrd=initrd,
+                                    timeout=1800, **kw)
+            got = run(label='%s on %s' % (prog, flavor), argv=['/bin/' + prog])
             if got:
-                kernel_test_results(t, results, flavor, prog, got[1])
+                kernel_test_results(
+                    t, results, flavor, prog, got[1],
+                    lambda argv, p=prog: (run(
+                        label='%s again on %s' % (p, flavor),
+                        argv=argv) or (1, []))[1])
 
 
 # On the kernel command line: the kernel passes it to /init, and so to
@@ -337,7 +370,13 @@ def debug_runs(t, results, kernels, initrd, progs, flavors=DEBUG_FLAVORS):
             if p == 'hwloc_test':
                 hwloc_results(results, flavor, status, lines)
             elif p in dict(KERNEL_TESTS):
-                kernel_test_results(t, results, flavor, p, lines)
+                kernel_test_results(
+                    t, results, flavor, p, lines,
+                    lambda argv, p=p: (guest_run(
+                        t, results, '%s again on %s' % (p, flavor), flavor,
+                        kernels[flavor], initrd, argv, timeout=1800,
+                        numa=DEBUG_NUMA, kargs=DEBUG_KERNEL_ARGS) or
+                        (1, []))[1])
             else:
                 bits = '32-bit' if p.endswith('_32') else '64-bit'
                 count_tap(t, results, '%s %s' % (flavor, bits), p, lines)

@@ -14,7 +14,7 @@ import harness_util  # noqa: F401 (the modules' path)
 from pagestat_common import Failure, Results
 from pagestat_test import (
     STOCK_COMPAT_BUG, STOCK_MOVE_EBUSY, STOCK_WALK_END, Pairs, compare_cases,
-    expected_on, guest_jobs, run_estimate, run_jobs, tier_says)
+    expected_on, guest_jobs, rerun_failed, run_estimate, run_jobs, tier_says)
 import pagestat_test
 
 
@@ -92,6 +92,33 @@ class CompareCasesTest(unittest.TestCase):
             compare_cases(r, 'w', {'100 Extra pages 167 (0.3%)': 'pass'},
                           {'101 Extra pages 18 (0.0%)': 'pass'})
         self.assertEqual((r.passed, r.failed), (2, 2))
+
+
+class RerunTest(unittest.TestCase):
+    def test_best_effort_rerun(self):
+        runs = []
+
+        def rerun(argv):
+            runs.append(argv)
+            return ['ok 1 migration.b', 'not ok 2 migration.c']
+        res = {'1 migration.a': 'pass', '2 migration.b': 'fail',
+               '3 migration.c': 'fail', '4 migration.d': 'fail'}
+        with contextlib.redirect_stdout(io.StringIO()) as out:
+            got = rerun_failed('migration', 'stock', res, rerun)
+        # Only the failed cases run again, all in one boot; a case passes
+        # only if it passes again, and each first failure is printed
+        self.assertEqual(runs, [['/bin/migration', '-r', 'migration.b', '-r',
+                                 'migration.c', '-r', 'migration.d']])
+        self.assertEqual(got, {'1 migration.a': 'pass', '2 migration.b':
+                               'pass', '3 migration.c': 'fail',
+                               '4 migration.d': 'fail'})
+        self.assertEqual(out.getvalue().count('failed; run again'), 3)
+        # Nothing else runs again
+        self.assertIs(rerun_failed('pagemap_ioctl', 'stock', res, rerun),
+                      res)
+        ok = {'1 migration.a': 'pass'}
+        self.assertIs(rerun_failed('migration', 'stock', ok, rerun), ok)
+        self.assertEqual(len(runs), 1)
 
 
 class TierTest(unittest.TestCase):
