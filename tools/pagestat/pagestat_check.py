@@ -137,7 +137,14 @@ def check(t, results, full=True):
                                      for name, _ in results.failures):
                 write(stamp, key)
     if full:
-        robot(t, results, base, tip)
+        robot_check(t, results)
+
+
+def robot_check(t, results):
+    """What --full adds to check: the robot's builds and coccicheck."""
+    tip = t.update()
+    base = git(['rev-parse', 'base'], cwd=t.base).strip()
+    robot(t, results, base, tip)
 
 
 # The kernel test robot's builds: each makes the objects the series adds or

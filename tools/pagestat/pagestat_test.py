@@ -506,20 +506,22 @@ def run_estimate(build, stock_build, full):
         if todo else 'every kernel is built; what changed is rebuilt'))
 
 
-def guest_jobs(t, results, full=True):
-    """The guest runs of test, as jobs that need no other: each debug
-    kernel's (the longest, @full only), the boot kernels', numa_vamap's and
-    the benchmark's, longest first: the real clients (migration's cases run
-    20 s each) on each boot kernel apart, so that both run at once."""
-    debug = DEBUG_FLAVORS if full else ()
-    kernels, progs, initrd = guest_setup(t, FLAVORS + debug)
+def guest_jobs(t, results, debug=False):
+    """The guest runs of test, as jobs that need no other, longest first:
+    with @debug, each debug kernel's (what --full adds); else the boot
+    kernels': the real clients (migration's cases run 20 s each) on each
+    boot kernel apart, so that both run at once, then the selftests,
+    numa_vamap's and the benchmark's."""
+    flavors = DEBUG_FLAVORS if debug else FLAVORS
+    kernels, progs, initrd = guest_setup(t, flavors)
     a = (t, results, kernels, initrd, progs)
-    return ([('selftests on ' + f, functools.partial(debug_runs, *a,
-                                                      flavors=(f,)))
-             for f in debug] +
-            [('real clients on ' + f, functools.partial(client_runs, *a,
+    if debug:
+        return [('selftests on ' + f, functools.partial(debug_runs, *a,
                                                          flavors=(f,)))
-             for f in FLAVORS] +
+                for f in flavors]
+    return ([('real clients on ' + f, functools.partial(client_runs, *a,
+                                                         flavors=(f,)))
+             for f in flavors] +
             [('boot kernel runs', functools.partial(boot_runs, *a)),
              ('numa_vamap', functools.partial(vamap_tests, *a)),
              ('move_pages_bench', functools.partial(bench_runs, *a))])

@@ -131,7 +131,7 @@ class TierTest(unittest.TestCase):
         saved = pagestat_test.guest_setup
         pagestat_test.guest_setup = setup
         try:
-            names = [n for n, _ in guest_jobs(None, Results(), full=full)]
+            names = [n for n, _ in guest_jobs(None, Results(), debug=full)]
         finally:
             pagestat_test.guest_setup = saved
         return names, seen
@@ -149,9 +149,10 @@ class TierTest(unittest.TestCase):
 
     def test_full(self):
         names, flavors = self.jobs(True)
-        self.assertEqual(flavors, ['stock', 'patched', 'stock-debug',
-                                   'patched-debug'])
-        self.assertIn('selftests on patched-debug', names)
+        # --full's own jobs come after the quick tier's: the debug kernels
+        self.assertEqual(flavors, ['stock-debug', 'patched-debug'])
+        self.assertEqual(names, ['selftests on stock-debug',
+                                 'selftests on patched-debug'])
         self.assertIn('test --full', tier_says(True))
 
 
