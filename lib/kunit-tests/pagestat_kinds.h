@@ -295,6 +295,7 @@ static int pagestat_build(struct pagestat_ctx *ctx,
 	unsigned long a, end, size = b->size, len = pagestat_seg_size(seg);
 	struct pagestat_state st, hole = { PAGESTAT_HOLE, PAGESTAT_PTE };
 	const struct pagestat_char *pc;
+	struct page *page;
 	const char *p;
 	int ret;
 	char c;
@@ -333,10 +334,18 @@ static int pagestat_build(struct pagestat_ctx *ctx,
 	/* khugepaged must leave the PTE-mapped THPs as they are */
 	if (!ret && seg->kind == PAGESTAT_THP)
 		ret = do_madvise(ctx->mm, addr, len, MADV_NOHUGEPAGE);
-	/* Only then split 'p': khugepaged could collapse it again */
-	for (p = strchr(seg->pattern, 'p'); p && !ret; p = strchr(p + 1, 'p'))
-		ret = do_madvise(ctx->mm, addr + (p - seg->pattern + 1) * size -
-				 PAGE_SIZE, PAGE_SIZE, MADV_DONTNEED);
+	/*
+	 * Only then split 'p', which khugepaged could collapse again. Our
+	 * reference keeps the deferred split shrinker, which kswapd may run at
+	 * any time, from splitting the partly mapped folio under the checks.
+	 */
+	for (p = strchr(seg->pattern, 'p'); p && !ret; p = strchr(p + 1, 'p')) {
+		a = addr + (p - seg->pattern + 1) * size - PAGE_SIZE;
+		ret = get_user_pages_fast(a, 1, 0, &page) != 1 ? -EFAULT :
+		      kunit_add_action_or_reset(ctx->test, pagestat_folio_put,
+						page_folio(page)) ?:
+		      do_madvise(ctx->mm, a, PAGE_SIZE, MADV_DONTNEED);
+	}
 	if (!ret && seg->protnone)
 		ret = pagestat_mprotect(ctx->mm, addr, addr + len, 0);
 	return ret;
