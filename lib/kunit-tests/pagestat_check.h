@@ -1,11 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/*
- * The check helper: pagestat_range() over a range of a layout, held to its
- * claims and to the oracle, with the layout probed before the walker is
- * judged and after; above PAGESTAT_FULL pages, probe and oracle sample.
- */
+/* The check helper: pagestat_range() held to the claims and to the oracle */
 #define PAGESTAT_CHANGED	(~0UL)
-#define PAGESTAT_FULL		4096
+#define PAGESTAT_FULL		4096	/* above it, probe and oracle sample */
 
 static struct pagestat_state pagestat_claim_at(const struct pagestat_ctx *ctx,
 					       unsigned long addr)
@@ -34,9 +30,8 @@ static bool pagestat_sampled(const struct pagestat_ctx *ctx, unsigned long nr,
 }
 
 /* The first page of the sample that does not hold its claim, or @nr */
-static unsigned long pagestat_reprobe(struct pagestat_ctx *ctx,
-				      unsigned long start, unsigned long nr,
-				      bool report)
+static unsigned long pagestat_reprobe(struct pagestat_ctx *ctx, unsigned long start,
+				      unsigned long nr, bool report)
 {
 	unsigned long i, addr = start;
 	struct pagestat_state s = { }, c = { };
@@ -47,12 +42,10 @@ static unsigned long pagestat_reprobe(struct pagestat_ctx *ctx,
 		c = pagestat_claim_at(ctx, addr);
 		pagestat_probe(ctx->mm, addr, &s);
 		if (c.what != s.what || (c.level && c.level != s.level) ||
-		    (c.type && c.type != s.type) ||
-		    (c.order && c.order != s.order) ||
+		    (c.type && c.type != s.type) || (c.order && c.order != s.order) ||
 		    (c.what == PAGESTAT_FOLIO && c.nid != s.nid))
 			break;
 	}
-	/* Each state is printed as what/level/type/order/nid. */
 	if (report)
 		KUNIT_FAIL(ctx->test,
 			   "the layout changed at %#lx: %u/%u/%u/%u/%d, not %u/%u/%u/%u/%d",
@@ -68,9 +61,8 @@ static unsigned long pagestat_reprobe(struct pagestat_ctx *ctx,
  * fails the case. Context: Caller holds mmap_read_lock(). Return: the
  * number of pages that failed, or PAGESTAT_CHANGED.
  */
-static unsigned long __pagestat_check(struct pagestat_ctx *ctx,
-				      unsigned long start, unsigned long nr,
-				      int *st)
+static unsigned long __pagestat_check(struct pagestat_ctx *ctx, unsigned long start,
+				      unsigned long nr, int *st)
 {
 	unsigned long i, addr, bad = 0;
 	struct pagestat_state s;
@@ -80,12 +72,10 @@ static unsigned long __pagestat_check(struct pagestat_ctx *ctx,
 		return PAGESTAT_CHANGED;
 	memset32(st, PAGESTAT_UNSET, nr + 1);
 	ret = pagestat_range(ctx->mm, start, nr, st);
-	for (i = 0; i < nr; i++) {
-		addr = start + i * PAGE_SIZE;
+	for (i = 0, addr = start; i < nr; i++, addr += PAGE_SIZE) {
 		s = pagestat_claim_at(ctx, addr);
-		doc = s.what == PAGESTAT_FOLIO ? s.nid : s.what ==
-		      PAGESTAT_NOVMA || s.what == PAGESTAT_ZERO ? -EFAULT :
-		      -ENOENT;
+		doc = s.what == PAGESTAT_FOLIO ? s.nid : s.what == PAGESTAT_NOVMA ||
+		      s.what == PAGESTAT_ZERO ? -EFAULT : -ENOENT;
 		orc = pagestat_sampled(ctx, nr, i, addr) ?
 		      pagestat_oracle(ctx->mm, addr) : st[i];
 		ctx->nodes[0] += st[i] == ctx->nid[0];
@@ -99,8 +89,7 @@ static unsigned long __pagestat_check(struct pagestat_ctx *ctx,
 	}
 	if (pagestat_reprobe(ctx, start, nr, false) < nr)
 		return PAGESTAT_CHANGED;
-	KUNIT_EXPECT_EQ_MSG(ctx->test, ret, 0, "pagestat_range(%#lx, %lu)",
-			    start, nr);
+	KUNIT_EXPECT_EQ_MSG(ctx->test, ret, 0, "pagestat_range(%#lx, %lu)", start, nr);
 	KUNIT_EXPECT_EQ_MSG(ctx->test, st[nr], PAGESTAT_UNSET,
 			    "written past [%#lx, +%lu pages)", start, nr);
 	return bad + !!ret;

@@ -2,29 +2,22 @@
 /*
  * The fixture: each case's mm, nodes and claims, the mTHP knob and device
  * memory, released by KUnit actions, and the helpers builders and race share.
- *
  * Every case's init: kunit_vm_mmap() attaches a fresh mm to the case's
  * kthread; layouts go in the arena, two P4D entries halfway up TASK_SIZE.
  */
 static int pagestat_fixture_init(struct kunit *test)
 {
-	struct pagestat_ctx *ctx = kunit_kzalloc(test, sizeof(*ctx),
-						 GFP_KERNEL);
-	unsigned long addr;
+	struct pagestat_ctx *ctx = kunit_kzalloc(test, sizeof(*ctx), GFP_KERNEL);
+	unsigned long addr = kunit_vm_mmap(test, NULL, 0, PAGE_SIZE, PROT_READ,
+					   MAP_PRIVATE | MAP_ANONYMOUS, 0);
 
-	if (!ctx)
-		return -ENOMEM;
-	addr = kunit_vm_mmap(test, NULL, 0, PAGE_SIZE, PROT_READ,
-			     MAP_PRIVATE | MAP_ANONYMOUS, 0);
-	if (IS_ERR_VALUE(addr) || !current->mm)
+	if (!ctx || IS_ERR_VALUE(addr) || !current->mm)
 		return -ENOMEM;
 	ctx->test = test;
 	ctx->mm = current->mm;
 	ctx->base = ALIGN_DOWN(TASK_SIZE / 2, P4D_SIZE);
 	ctx->nid[0] = first_node(node_states[N_MEMORY]);
-	ctx->nid[1] = next_node(ctx->nid[0], node_states[N_MEMORY]);
-	if (ctx->nid[1] >= MAX_NUMNODES)
-		ctx->nid[1] = ctx->nid[0];
+	ctx->nid[1] = next_node_in(ctx->nid[0], node_states[N_MEMORY]);
 	test->priv = ctx;
 	return 0;
 }
@@ -33,7 +26,7 @@ static int pagestat_fixture_init(struct kunit *test)
 static int pagestat_populate(struct pagestat_ctx *ctx, unsigned long addr,
 			     unsigned long len, bool write, int nid)
 {
-	struct mempolicy *pol, *old;
+	struct mempolicy *pol;
 	char buf[16];
 	int ret;
 
@@ -43,23 +36,20 @@ static int pagestat_populate(struct pagestat_ctx *ctx, unsigned long addr,
 		return -EINVAL;
 	/* as do_set_mempolicy() does for the current task, and back */
 	task_lock(current);
-	old = current->mempolicy;
-	current->mempolicy = pol;
+	swap(current->mempolicy, pol);
 	task_unlock(current);
 	ret = do_madvise(ctx->mm, addr, len, write ? MADV_POPULATE_WRITE :
 			 MADV_POPULATE_READ);
 	task_lock(current);
-	current->mempolicy = old;
+	swap(current->mempolicy, pol);
 	task_unlock(current);
 	mpol_put(pol);
 	return ret;
 }
 
-static unsigned long pagestat_saved_orders;
-
-static void pagestat_restore_orders(void *unused)
+static void pagestat_restore_orders(void *orders)
 {
-	WRITE_ONCE(huge_anon_orders_madvise, pagestat_saved_orders);
+	WRITE_ONCE(huge_anon_orders_madvise, (unsigned long)orders);
 }
 
 /*
@@ -69,17 +59,14 @@ static void pagestat_restore_orders(void *unused)
  */
 static void pagestat_enable_order(struct kunit *test, unsigned int order)
 {
-	pagestat_saved_orders = READ_ONCE(huge_anon_orders_madvise);
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test,
-							pagestat_restore_orders,
-							NULL), 0);
+	void *old = (void *)READ_ONCE(huge_anon_orders_madvise);
+
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, pagestat_restore_orders, old), 0);
 	set_bit(order, &huge_anon_orders_madvise);
 }
 
 /* Device pages are used once per pgmap; no page is faulted by the CPU */
-static void pagestat_devmem_page_free(struct page *page)
-{
-}
+static void pagestat_devmem_page_free(struct page *page) { }
 
 static vm_fault_t pagestat_sigbus(struct vm_fault *vmf)
 {
@@ -105,8 +92,7 @@ static void pagestat_devmem_free(void *data)
  * A PMD's worth of device memory, as lib/test_hmm.c, made on first use.
  * Return: the pgmap, PMD aligned, or NULL (the reason is logged).
  */
-static struct dev_pagemap *pagestat_devmem(struct pagestat_ctx *ctx,
-					   bool coherent)
+static struct dev_pagemap *pagestat_devmem(struct pagestat_ctx *ctx, bool coherent)
 {
 	struct dev_pagemap *pgmap = ctx->dev[coherent];
 	struct resource *res = NULL;
@@ -137,13 +123,6 @@ static struct dev_pagemap *pagestat_devmem(struct pagestat_ctx *ctx,
 	return pgmap;
 }
 
-/* Unmap the arena and forget the claims. */
-static void pagestat_unmap_all(struct pagestat_ctx *ctx)
-{
-	KUNIT_EXPECT_EQ(ctx->test, vm_munmap(ctx->base, 2 * P4D_SIZE), 0);
-	ctx->nr_runs = 0;
-}
-
 /* Record what the pages of a range must hold. */
 static void pagestat_claim(struct pagestat_ctx *ctx, unsigned long start,
 			   unsigned long end, const struct pagestat_state *st)
@@ -156,8 +135,7 @@ static void pagestat_claim(struct pagestat_ctx *ctx, unsigned long start,
 	if (ctx->nr_runs && r->end == start && !memcmp(&r->st, st, sizeof(*st)))
 		r->end = end;
 	else if (ctx->nr_runs < PAGESTAT_MAX_RUNS)
-		ctx->runs[ctx->nr_runs++] = (struct pagestat_run){ start, end,
-								   *st };
+		ctx->runs[ctx->nr_runs++] = (struct pagestat_run){ start, end, *st };
 	else
 		KUNIT_FAIL(ctx->test, "more than %d runs", PAGESTAT_MAX_RUNS);
 }

@@ -28,20 +28,19 @@ static const struct pagestat_char {
 
 #define PAGESTAT_SKIP		1
 #define PAGESTAT_MTHP_ORDER	4	/* 64 KiB with 4 KiB pages */
+KUNIT_DEFINE_ACTION_WRAPPER(pagestat_folio_put, folio_put, struct folio *);
 
 /*
  * An entry of an anon, THP or hugetlb VMA: a fault, and for 'v' and 'c'
  * the written page migrated to device memory as an HMM driver does it.
  */
-static int pagestat_fill_anon(struct pagestat_ctx *ctx,
-			      const struct pagestat_seg *seg, unsigned long a,
-			      unsigned long size, char c)
+static int pagestat_fill_anon(struct pagestat_ctx *ctx, const struct pagestat_seg *seg,
+			      unsigned long a, unsigned long size, char c)
 {
 	unsigned long src = 0, dst = 0;
 	struct migrate_vma args = { .start = a, .end = a + PAGE_SIZE,
 		.src = &src, .dst = &dst, .pgmap_owner = ctx,
 		.flags = MIGRATE_VMA_SELECT_SYSTEM };
-	struct dev_pagemap *pgmap = ctx->dev[c == 'c'];	/* made by map */
 	int ret = pagestat_populate(ctx, a, size, c != 'z', ctx->nid[c == '1']);
 
 	if (ret || strchr("01zp", c))
@@ -53,8 +52,8 @@ static int pagestat_fill_anon(struct pagestat_ctx *ctx,
 	ret = migrate_vma_setup(&args);
 	if (!ret) {
 		/* locked, referenced; the data is not copied: none reads it */
-		if (src & MIGRATE_PFN_MIGRATE) {
-			dst = PHYS_PFN(pgmap->range.start) +
+		if (src & MIGRATE_PFN_MIGRATE) {	/* ctx->dev[]: made by map */
+			dst = PHYS_PFN(ctx->dev[c == 'c']->range.start) +
 			      ctx->dev_used[c == 'c']++;
 			zone_device_page_init(pfn_to_page(dst));
 			dst = migrate_pfn(dst);
@@ -77,16 +76,13 @@ static bool pagestat_hugetlb_wait(struct hstate *h, int nid, unsigned int nr)
 }
 
 /* Only the builders put entries here */
-static const struct vm_operations_struct pagestat_vm_ops = {
-	.fault		= pagestat_sigbus,
-};
+static const struct vm_operations_struct pagestat_vm_ops = { .fault = pagestat_sigbus };
 
 /* A VMA as a device driver's mmap() makes it */
 static int pagestat_file_mmap(struct file *file, struct vm_area_struct *vma)
 {
 	vma->vm_ops = &pagestat_vm_ops;
-	vm_flags_set(vma, (unsigned long)file->private_data | VM_DONTEXPAND |
-		     VM_DONTDUMP);
+	vm_flags_set(vma, (unsigned long)file->private_data);
 	return 0;
 }
 
@@ -96,17 +92,15 @@ static const struct file_operations pagestat_fops = {
 };
 
 /*
- * Map a segment's VMA, for entries of @size. Private anon: of pages; of
- * THPs or mTHPs, which a fault allocates while their order is enabled for
- * MADV_HUGEPAGE VMAs; of hugetlb pages, if both nodes' pools have enough.
- * Shared VM_PFNMAP of special and zero pfns, special PMDs and PUDs (over
- * memory of the case's own) and devmap PMDs (as device DAX maps them);
- * private VM_MIXEDMAP, as zero pfns need COW (vmf_insert_pfn*() refuse COW
- * VM_PFNMAP).
+ * Map a segment's VMA, for entries of @size. Private anon: of pages; of THPs or
+ * mTHPs, which a fault allocates while their order is enabled for MADV_HUGEPAGE
+ * VMAs; of hugetlb pages, if both nodes' pools have enough. Shared VM_PFNMAP of
+ * special and zero pfns, special PMDs and PUDs (over memory of the case's own)
+ * and devmap PMDs (as device DAX maps them); private VM_MIXEDMAP, as zero pfns
+ * need COW (vmf_insert_pfn*() refuse COW VM_PFNMAP).
  */
-static int pagestat_map(struct pagestat_ctx *ctx,
-			const struct pagestat_seg *seg, unsigned long addr,
-			unsigned long size, const char **skip)
+static int pagestat_map(struct pagestat_ctx *ctx, const struct pagestat_seg *seg,
+			unsigned long addr, unsigned long size, const char **skip)
 {
 	unsigned long len = strlen(seg->pattern) * size, got, flags;
 	bool hugetlb = seg->kind > PAGESTAT_MTHP && seg->kind < PAGESTAT_PFNMAP;
@@ -120,8 +114,7 @@ static int pagestat_map(struct pagestat_ctx *ctx,
 	    (strpbrk(seg->pattern, "cd") && !pagestat_devmem(ctx, true)))
 		return PAGESTAT_SKIP;
 	for (p = seg->pattern; *p; p++)
-		need[*p == '1' && ctx->nid[1] != ctx->nid[0]] +=
-			*p == '0' || *p == '1';
+		need[*p == '1' && ctx->nid[1] != ctx->nid[0]] += *p == '0' || *p == '1';
 	*skip = "no free hugetlb pages of this size on a node (hugepages=)";
 	if (hugetlb && (!h || !pagestat_hugetlb_wait(h, ctx->nid[0], need[0]) ||
 			!pagestat_hugetlb_wait(h, ctx->nid[1], need[1])))
@@ -132,8 +125,8 @@ static int pagestat_map(struct pagestat_ctx *ctx,
 		/* kmalloc() aligns a power of two: 8 pages of the case's */
 		ctx->kpages = kunit_kzalloc(ctx->test, 8 * PAGE_SIZE, GFP_KERNEL);
 		KUNIT_ASSERT_NOT_NULL(ctx->test, ctx->kpages);
-		flags = seg->kind == PAGESTAT_MIXEDMAP ? VM_MIXEDMAP :
-			VM_PFNMAP | VM_IO;
+		flags = (seg->kind == PAGESTAT_MIXEDMAP ? VM_MIXEDMAP :
+			 VM_PFNMAP | VM_IO) | VM_DONTEXPAND | VM_DONTDUMP;
 		file = anon_inode_getfile("[pagestat]", &pagestat_fops,
 					  (void *)flags, O_RDWR);
 		if (IS_ERR(file))
@@ -157,16 +150,12 @@ static int pagestat_map(struct pagestat_ctx *ctx,
 			  MADV_NOHUGEPAGE : MADV_HUGEPAGE);
 }
 
-KUNIT_DEFINE_ACTION_WRAPPER(pagestat_folio_put, folio_put, struct folio *);
-
 /*
- * One entry of a PFN or mixed map, as a driver's fault handler inserts it.
- * A PMD or PUD leaf is read-only: special over a hugetlb folio of the
- * case's own, or devmap.
+ * One entry of a PFN or mixed map, as a driver's fault handler inserts it; a
+ * PMD or PUD leaf is read-only: special over a case's hugetlb folio, or devmap.
  */
-static int pagestat_fill_pfn(struct pagestat_ctx *ctx,
-			     const struct pagestat_seg *seg, unsigned long a,
-			     unsigned long size, char c)
+static int pagestat_fill_pfn(struct pagestat_ctx *ctx, const struct pagestat_seg *seg,
+			     unsigned long a, unsigned long size, char c)
 {
 	unsigned long pfn = c == 'z' ? my_zero_pfn(a) :
 			    PHYS_PFN(__pa(ctx->kpages)) + (a >> PAGE_SHIFT) % 8;
@@ -188,11 +177,9 @@ static int pagestat_fill_pfn(struct pagestat_ctx *ctx,
 	if (size > PAGE_SIZE && c == 's') {
 		if (h && pagestat_hugetlb_wait(h, ctx->nid[0], 1))
 			folio = alloc_hugetlb_folio_nodemask(h, ctx->nid[0],
-							     NULL, GFP_KERNEL,
-							     false);
+							     NULL, GFP_KERNEL, false);
 		if (!folio || kunit_add_action_or_reset(ctx->test,
-							pagestat_folio_put,
-							folio))
+							pagestat_folio_put, folio))
 			return -ENOMEM;
 		dpfn = pfn_to_pfn_t(folio_pfn(folio));
 	}
@@ -201,8 +188,7 @@ static int pagestat_fill_pfn(struct pagestat_ctx *ctx,
 	if (page) {
 		ret = vm_insert_page(vma, a, page);
 	} else if (size == PAGE_SIZE) {
-		fault = seg->kind == PAGESTAT_PFNMAP ?
-			vmf_insert_pfn(vma, a, pfn) :
+		fault = seg->kind == PAGESTAT_PFNMAP ? vmf_insert_pfn(vma, a, pfn) :
 			vmf_insert_mixed(vma, a, dpfn);
 	} else {
 		struct vm_fault vmf = { .vma = vma, .address = a };
@@ -219,10 +205,9 @@ static int pagestat_fill_pfn(struct pagestat_ctx *ctx,
 			fault = vmf_insert_pfn_pmd(&vmf, dpfn, false);
 	}
 	mmap_read_unlock(ctx->mm);
-	if (!page)
-		return fault == VM_FAULT_NOPAGE ? 0 : -EIO;
-	put_page(page);	/* the PTE holds it from now on */
-	return ret;
+	if (page)
+		put_page(page);	/* the PTE holds it from now on */
+	return page ? ret : fault == VM_FAULT_NOPAGE ? 0 : -EIO;
 }
 
 /* mprotect() of a VMA, as do_mprotect_pkey(), which is static, does it */
@@ -283,13 +268,11 @@ static unsigned long pagestat_seg_size(const struct pagestat_seg *seg)
 }
 
 /*
- * Map a segment at @addr, fill it and claim what the probe must find at
- * each entry. Return: 0, PAGESTAT_SKIP with the reason in @skip, or a
- * negative errno.
+ * Map a segment at @addr, fill it and claim it. Return: 0, PAGESTAT_SKIP with
+ * the reason in @skip, or a negative errno.
  */
-static int pagestat_build(struct pagestat_ctx *ctx,
-			  const struct pagestat_seg *seg, unsigned long addr,
-			  const char **skip)
+static int pagestat_build(struct pagestat_ctx *ctx, const struct pagestat_seg *seg,
+			  unsigned long addr, const char **skip)
 {
 	const struct pagestat_builder *b = &pagestat_builders[seg->kind];
 	unsigned long a, end, size = b->size, len = pagestat_seg_size(seg);
@@ -317,14 +300,11 @@ static int pagestat_build(struct pagestat_ctx *ctx,
 					 CONFIG_PGTABLE_LEVELS < 4))
 			st.level = 0;
 		if (seg->kind <= PAGESTAT_MTHP && st.what == PAGESTAT_FOLIO)
-			st.order = seg->kind == PAGESTAT_ANON ? 0 :
-				   ilog2(size >> PAGE_SHIFT);
-		/* x86's pud_present() is false for PROT_NONE */
+			st.order = ilog2(size >> PAGE_SHIFT);
 		if (IS_ENABLED(CONFIG_X86) && seg->protnone &&
 		    size == PUD_SIZE && c != '.')
 			st = (struct pagestat_state){
-				PAGESTAT_NONPRESENT, PAGESTAT_PUD,
-				PAGESTAT_SWAP };
+				PAGESTAT_NONPRESENT, PAGESTAT_PUD, PAGESTAT_SWAP };
 		end = a + (c == 'x' || c == 'p' ? size - PAGE_SIZE : size);
 		pagestat_claim(ctx, a, end, &st);
 		pagestat_claim(ctx, end, a + size, &hole);

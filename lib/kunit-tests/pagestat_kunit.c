@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * KUnit tests for pagestat_range(): suite pagestat_range (the arithmetic,
- * a layout per kind of mapping, the top of the address space, random
- * layouts against the oracle) and pagestat_race.
+ * Suite pagestat_range: the arithmetic, a layout per kind of mapping, the top
+ * of the address space, random layouts against the oracle; suite pagestat_race.
  */
 #include "pagestat_kunit.h"
 #include "pagestat_oracle.h"
@@ -27,8 +26,7 @@ static void pagestat_fill_test(struct kunit *test)
 			for (i = 0; i < ARRAY_SIZE(buf); i++)
 				KUNIT_EXPECT_EQ_MSG(test, buf[i], i - off < n ?
 						    -ENOENT : PAGESTAT_UNSET,
-						    "%u from %u: slot %u", n,
-						    off, i);
+						    "%u from %u: slot %u", n, off, i);
 		}
 }
 
@@ -56,12 +54,10 @@ static void pagestat_none_run_test(struct kunit *test)
 static void pagestat_range_args_test(struct kunit *test)
 {
 	static const struct { unsigned long start, nr; int ret; } args[] = {
-		{ 0, 0, 0 }, { -2 * PAGE_SIZE, 3, -EINVAL },
-		{ -PAGE_SIZE, 2, -EINVAL }, { ULONG_MAX, 2, -EINVAL },
-		{ PAGE_SIZE, ULONG_MAX, -EINVAL },
-		{ PAGE_SIZE, (ULONG_MAX >> PAGE_SHIFT) + 2, -EINVAL },
-		{ -PAGE_SIZE, 1, 0 }, { ULONG_MAX, 1, 0 },
-		{ -2 * PAGE_SIZE, 2, 0 }, { -3 * PAGE_SIZE + 1, 3, 0 },
+		{ 0, 0, 0 }, { -P(2), 3, -EINVAL }, { -P(1), 2, -EINVAL },
+		{ ULONG_MAX, 2, -EINVAL }, { P(1), ULONG_MAX, -EINVAL },
+		{ P(1), ULONG_MAX / PAGE_SIZE + 2, -EINVAL }, { -P(1), 1, 0 },
+		{ ULONG_MAX, 1, 0 }, { -P(2), 2, 0 }, { -P(3) + 1, 3, 0 },
 	};
 	struct pagestat_ctx *ctx = test->priv;
 	int st[4], ret;
@@ -74,9 +70,8 @@ static void pagestat_range_args_test(struct kunit *test)
 		mmap_read_unlock(ctx->mm);
 		KUNIT_EXPECT_EQ_MSG(test, ret, args[i].ret, "row %u", i);
 		for (j = 0; j < ARRAY_SIZE(st); j++)
-			KUNIT_EXPECT_EQ_MSG(test, st[j],
-					    !ret && j < args[i].nr ? -EFAULT :
-					    PAGESTAT_UNSET,
+			KUNIT_EXPECT_EQ_MSG(test, st[j], !ret && j < args[i].nr ?
+					    -EFAULT : PAGESTAT_UNSET,
 					    "row %u, page %u", i, j);
 	}
 }
@@ -88,7 +83,6 @@ struct pagestat_layout {
 
 /* A layout of one segment at the arena's base */
 #define ONE(name, kind, pattern) { name, { { PAGESTAT_##kind, 0, pattern } } }
-
 static const struct pagestat_layout pagestat_layouts[] = {
 	ONE("anon: both nodes, zero page, holes", ANON, "0z1.x0z1"),
 	ONE("THP on each node, huge zero PMD, empty PMD", THP, "0z.1"),
@@ -107,8 +101,7 @@ static const struct pagestat_layout pagestat_layouts[] = {
 	ONE("PFN map: special and zero pfns", PFNMAP, "sz.s"),
 	ONE("PFN map: special and devmap PMDs", PFNMAP_PMD, "s.d"),
 	ONE("PFN map: special PUD", PFNMAP_PUD, "s"),
-	ONE("mixed map: pages, special, zero and devmap pfns", MIXEDMAP,
-	    "01szd."),
+	ONE("mixed map: pages, special, zero and devmap pfns", MIXEDMAP, "01szd."),
 	ONE("device-private entries, coherent device folios", ANON, "v0c1."),
 	{ "holes under empty PMD, PUD and P4D entries",
 	  { { PAGESTAT_ANON, PMD_SIZE - P(2), "0z22" },
@@ -166,7 +159,7 @@ static void pagestat_kind_test(struct kunit *test)
 		pagestat_check(ctx, start + P(2) + 1, nr - 2);
 		pagestat_check(ctx, start + P(3) - 1, nr - 3);
 	}
-	pagestat_unmap_all(ctx);
+	KUNIT_EXPECT_EQ(test, vm_munmap(ctx->base, 2 * P4D_SIZE), 0);
 }
 
 /* The last pages below TASK_SIZE, and the addresses at and above it */
@@ -250,21 +243,18 @@ static void pagestat_random_test(struct kunit *test)
 		cur = prandom_u32_state(&rs) % 512 * PAGE_SIZE;
 		n = 2 + prandom_u32_state(&rs) % 4;
 		for (i = 0; i < n; i++) {
-			do {
+			for (e = NULL; !e; e = pagestat_cheap[k])
 				k = prandom_u32_state(&rs) %
 				    ARRAY_SIZE(pagestat_cheap);
-			} while (!pagestat_cheap[k]);
-			e = pagestat_cheap[k];
 			j = 1 + prandom_u32_state(&rs) % (k == PAGESTAT_THP ? 2 : 8);
 			for (pat[i][j] = '\0'; j--; )
 				pat[i][j] = e[prandom_u32_state(&rs) % strlen(e)];
-			segs[i] = (struct pagestat_seg){ k, 0, pat[i] };
 			j = prandom_u32_state(&rs) % 8;
 			cur += j < 3 ? 0 : j < 6 ? j * PAGE_SIZE :
 			       j < 7 ? PMD_SIZE : PUD_SIZE;
-			segs[i].off = ALIGN(cur, k == PAGESTAT_THP ? PMD_SIZE :
-					    PAGE_SIZE);
-			cur = segs[i].off + pagestat_seg_size(&segs[i]);
+			cur = ALIGN(cur, pagestat_builders[k].size);
+			segs[i] = (struct pagestat_seg){ k, cur, pat[i] };
+			cur += pagestat_seg_size(&segs[i]);
 		}
 		pagestat_build_all(ctx, segs, n, ctx->base);
 		start = ctx->base + segs[0].off - PAGE_SIZE;
@@ -274,7 +264,8 @@ static void pagestat_random_test(struct kunit *test)
 			pagestat_check(ctx, start + prandom_u32_state(&rs) %
 				       (nr * PAGE_SIZE),
 				       1 + prandom_u32_state(&rs) % 64);
-		pagestat_unmap_all(ctx);
+		KUNIT_EXPECT_EQ(test, vm_munmap(ctx->base, 2 * P4D_SIZE), 0);
+		ctx->nr_runs = 0;
 	}
 	KUNIT_EXPECT_GT(test, ctx->nodes[0], 0);
 	if (ctx->nid[1] != ctx->nid[0])
@@ -299,12 +290,11 @@ static struct kunit_suite pagestat_range_suite = {
 };
 
 /*
- * Suite pagestat_race: a kthread on the case's mm splits THPs (a zap of one
- * page) and zaps them whole, and faults them back, while the case walks
- * the range: the changes that can overlap a walk under mmap_read_lock().
- * An anon collapse takes mmap_write_lock(); the retraction of a file THP's
- * page table, which sends the walker to ACTION_AGAIN, needs shmem THPs
- * that khugepaged collapses, and is not tested here.
+ * Suite pagestat_race: a kthread on the case's mm splits THPs (zaps a page),
+ * zaps them whole and faults them back while the case walks the range: the
+ * changes that can overlap a walk under mmap_read_lock(). An anon collapse
+ * takes mmap_write_lock(); a file THP's page table retraction, which sends the
+ * walker to ACTION_AGAIN, needs shmem THPs that khugepaged collapses: untested.
  */
 #define PAGESTAT_RACE_PMDS	4	/* THPs on alternate nodes: "0101" */
 #define PAGESTAT_RACE_ROUNDS	400
@@ -321,21 +311,19 @@ static int pagestat_race_fn(void *data)
 	struct pagestat_race *r = data;
 	struct pagestat_ctx *ctx = r->ctx;
 	unsigned long n, addr, len;
-	int err = 0;
 
 	kthread_use_mm(ctx->mm);
-	for (n = 0; n < PAGESTAT_RACE_ROUNDS && !err; n++) {
+	for (n = 0; n < PAGESTAT_RACE_ROUNDS && !r->err; n++) {
 		/* PMD n % 4, whose THP is on node nid[n & 1] */
 		addr = ctx->base + (n % PAGESTAT_RACE_PMDS) * PMD_SIZE;
 		len = n & 1 ? PAGE_SIZE : PMD_SIZE;
 		if (n & 1)	/* the PMD splits */
 			addr += (n * 37 % PTRS_PER_PMD) * PAGE_SIZE;
-		err = do_madvise(ctx->mm, addr, len, MADV_DONTNEED) ?:
-		      pagestat_populate(ctx, addr, len, true, ctx->nid[n & 1]);
+		r->err = do_madvise(ctx->mm, addr, len, MADV_DONTNEED) ?:
+			 pagestat_populate(ctx, addr, len, true, ctx->nid[n & 1]);
 		atomic_inc(&r->rounds);
 	}
 	kthread_unuse_mm(ctx->mm);
-	r->err = err;
 	return 0;
 }
 
@@ -359,11 +347,9 @@ static void pagestat_race_test(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, st);
 	pagestat_build_all(ctx, &thps, 1, ctx->base);
 	/* the zapped THPs fault back as THPs */
-	KUNIT_ASSERT_EQ(test, do_madvise(ctx->mm, ctx->base,
-					 PAGESTAT_RACE_PMDS * PMD_SIZE,
+	KUNIT_ASSERT_EQ(test, do_madvise(ctx->mm, ctx->base, pagestat_seg_size(&thps),
 					 MADV_HUGEPAGE), 0);
 	KUNIT_ASSERT_EQ(test, pagestat_check(ctx, start, nr), 0);
-
 	task = kthread_run(pagestat_race_fn, &r, "pagestat_race");
 	KUNIT_ASSERT_FALSE(test, IS_ERR(task));
 	get_task_struct(task);
@@ -379,21 +365,19 @@ static void pagestat_race_test(struct kunit *test)
 			want = i && i < nr - 1 ?
 			       ctx->nid[((i - 1) / PTRS_PER_PMD) & 1] : -EFAULT;
 			zapped += st[i] == -ENOENT;
-			if (st[i] != want && (st[i] != -ENOENT || want < 0) &&
-			    !bad++)
+			if (st[i] != want && (st[i] != -ENOENT || want < 0) && !bad++)
 				KUNIT_FAIL(test, "walk %lu, page %lu: %d, not %d or -ENOENT",
 					   walks, i, st[i], want);
 		}
 		cond_resched();
 	}
-	kthread_stop(task);
-	put_task_struct(task);
+	kthread_stop_put(task);
 	KUNIT_EXPECT_EQ(test, r.err, 0);
 	KUNIT_EXPECT_EQ(test, atomic_read(&r.rounds), PAGESTAT_RACE_ROUNDS);
 	KUNIT_EXPECT_GT(test, overlaps, 0);
 	kunit_info(test, "%lu walks, %lu during a change, %lu -ENOENT statuses\n",
 		   walks, overlaps, zapped);
-	pagestat_unmap_all(ctx);
+	KUNIT_EXPECT_EQ(test, vm_munmap(ctx->base, 2 * P4D_SIZE), 0);
 }
 
 static struct kunit_case pagestat_race_cases[] = {

@@ -3,9 +3,6 @@
  * KUnit tests for pagestat_range(): the types its layers share. The layers
  * are headers that pagestat_kunit.c includes in order: none calls a later one.
  */
-#ifndef _PAGESTAT_KUNIT_H
-#define _PAGESTAT_KUNIT_H
-
 #include <kunit/test.h>
 #include <linux/anon_inodes.h>
 #include <linux/delay.h>
@@ -72,8 +69,7 @@ enum pagestat_kind {
 	PAGESTAT_ANON, PAGESTAT_THP, PAGESTAT_MTHP,
 	PAGESTAT_HUGETLB_PMD, PAGESTAT_HUGETLB_PUD,
 	PAGESTAT_HUGETLB_CONT_PTE, PAGESTAT_HUGETLB_CONT_PMD,	/* arm64 */
-	PAGESTAT_PFNMAP, PAGESTAT_PFNMAP_PMD, PAGESTAT_PFNMAP_PUD,
-	PAGESTAT_MIXEDMAP,
+	PAGESTAT_PFNMAP, PAGESTAT_PFNMAP_PMD, PAGESTAT_PFNMAP_PUD, PAGESTAT_MIXEDMAP,
 };
 
 /* One VMA of a layout: @pattern has a character per entry (kinds.c) */
@@ -83,5 +79,3 @@ struct pagestat_seg {
 	const char *pattern;
 	bool protnone;		/* mprotect(PROT_NONE) once populated */
 };
-
-#endif /* _PAGESTAT_KUNIT_H */
