@@ -22,6 +22,7 @@ from pagestat_parse import (
     split_runs)
 from pagestat_guest import guest_run, guest_setup
 from pagestat_bench import BENCH_CASES
+from pagestat_check import ROBOT_BUILDS
 
 
 def harness_selftests(results):
@@ -474,12 +475,14 @@ def tier_says(full):
 # kernel before the patched one of its config, which then takes all but
 # the series' objects from ccache: SHARED_MINUTES.
 FIRST_BUILDS = {
-    'quick': (('stock', 11), ('patched', 11), ('kunit', 20), ('w1', 3)),
+    'quick': (('stock', 12), ('patched', 12), ('kunit', 13), ('w1', 1)),
     'full': (('kunit-arm64', 25), ('stock-debug', 16), ('patched-debug', 16),
              ('robot-*', 55)),
 }
 WARM_MINUTES = {'quick': 4, 'full': 18}
 SHARED_MINUTES = 3
+ROBOT_DIRS = ['robot-' + re.sub(r'\W+', '-', b[0].lower())
+              for b in ROBOT_BUILDS]
 
 
 def run_estimate(build, stock_build, full):
@@ -495,6 +498,14 @@ def run_estimate(build, stock_build, full):
         '.pagestat-lines'))}
     todo = []
     for d, m in [dm for tier in tiers for dm in FIRST_BUILDS[tier]]:
+        if d == 'robot-*':
+            # Each of the robot's builds counts for its share
+            left = [n for n in ROBOT_DIRS if not os.path.exists(
+                os.path.join(build, n, '.pagestat-lines'))]
+            if left:
+                todo.append(('%d of the robot\'s builds' % len(left),
+                             m * len(left) // len(ROBOT_DIRS)))
+            continue
         twin = d.replace('stock', 'patched') if d.startswith('stock') \
             else d.replace('patched', 'stock')
         if d not in built:

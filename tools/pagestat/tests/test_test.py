@@ -163,7 +163,7 @@ class EstimateTest(unittest.TestCase):
             cold = run_estimate(build, stock, False)
             self.assertIn('first builds of stock, patched, kunit, w1', cold)
             # the patched kernel's objects come from the stock kernel's
-            self.assertIn('about 41 minutes', cold)
+            self.assertIn('about 33 minutes', cold)
             for b in ('patched', 'kunit', 'w1', 'robot-s390x'):
                 os.makedirs(os.path.join(build, b))
                 open(os.path.join(build, b, '.pagestat-lines'), 'w').close()
@@ -182,9 +182,16 @@ class EstimateTest(unittest.TestCase):
                                                           False))
             self.assertIn('every kernel is built', run_estimate(build, stock,
                                                                 False))
-            # --full adds its own builds, but not the robot's, now built
+            # --full adds its own builds and the robot's, each its share
             full = run_estimate(build, stock, True)
-            self.assertIn('kunit-arm64, stock-debug, patched-debug', full)
+            self.assertIn('kunit-arm64, stock-debug, patched-debug, 11 of '
+                          "the robot's builds", full)
+            self.assertIn('about %d minutes' % (18 + 25 + 16 + 3 + 55 * 11 //
+                                                12), full)
+            for b in pagestat_test.ROBOT_DIRS:
+                os.makedirs(os.path.join(build, b), exist_ok=True)
+                open(os.path.join(build, b, '.pagestat-lines'), 'w').close()
+            full = run_estimate(build, stock, True)
             self.assertNotIn('robot', full)
             self.assertIn('about %d minutes' % (18 + 25 + 16 + 3), full)
             # a built stock-debug leaves patched-debug small
