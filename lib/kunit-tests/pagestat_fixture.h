@@ -47,22 +47,22 @@ static int pagestat_populate(struct pagestat_ctx *ctx, unsigned long addr,
 	return ret;
 }
 
-static void pagestat_restore_orders(void *orders)
+static void pagestat_disable_order(void *order)
 {
-	WRITE_ONCE(huge_anon_orders_madvise, (unsigned long)orders);
+	clear_bit((unsigned long)order, &huge_anon_orders_madvise);
 }
 
 /*
- * Enable an mTHP order for MADV_HUGEPAGE VMAs until the case ends. The
- * sysfs writers serialise on huge_anon_orders_lock, static to
- * mm/huge_memory.c; nothing else writes the knob while a case runs.
+ * Enable an mTHP order for MADV_HUGEPAGE VMAs until the case ends. As the
+ * sysfs writers do under huge_anon_orders_lock (static to mm/huge_memory.c),
+ * change one bit atomically; clear it again only if it was clear.
  */
-static void pagestat_enable_order(struct kunit *test, unsigned int order)
+static void pagestat_enable_order(struct kunit *test, unsigned long order)
 {
-	void *old = (void *)READ_ONCE(huge_anon_orders_madvise);
-
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, pagestat_restore_orders, old), 0);
-	set_bit(order, &huge_anon_orders_madvise);
+	if (test_and_set_bit(order, &huge_anon_orders_madvise))
+		return;
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, pagestat_disable_order,
+							(void *)order), 0);
 }
 
 /* Device pages are used once per pgmap; no page is faulted by the CPU */
