@@ -476,10 +476,10 @@ def tier_says(full):
 # the series' objects from ccache: SHARED_MINUTES.
 FIRST_BUILDS = {
     'quick': (('stock', 12), ('patched', 12), ('kunit', 13), ('w1', 1)),
-    'full': (('kunit-arm64', 25), ('stock-debug', 16), ('patched-debug', 16),
-             ('robot-*', 55)),
+    'full': (('kunit-arm64', 28), ('stock-debug', 16), ('patched-debug', 16),
+             ('robot-*', 100)),
 }
-WARM_MINUTES = {'quick': 4, 'full': 18}
+WARM_MINUTES = {'quick': 4, 'full': 12}
 SHARED_MINUTES = 3
 ROBOT_DIRS = ['robot-' + re.sub(r'\W+', '-', b[0].lower())
               for b in ROBOT_BUILDS]
