@@ -140,6 +140,12 @@ def check(t, results, full=True):
         robot_check(t, results)
 
 
+def robot_slug(name):
+    """What names the directories, stamps and logs of the robot's build
+    @name (its build directory is robot-<slug>)."""
+    return re.sub(r'\W+', '-', name.lower())
+
+
 def robot_check(t, results):
     """What --full adds to check: the robot's builds and coccicheck."""
     tip = t.update()
@@ -272,7 +278,7 @@ def robot(t, results, base, tip):
                            [':(exclude)%s' % d for d in ROBOT_UNBUILT],
                            cwd=t.tree).encode()).hexdigest()
     for name, arch, margs, lines in ROBOT_BUILDS:
-        slug = re.sub(r'\W+', '-', name.lower())
+        slug = robot_slug(name)
         bdir = os.path.join(t.build, 'robot-' + slug)
         os.makedirs(bdir, exist_ok=True)
         frag = os.path.join(bdir, 'fragment.config')

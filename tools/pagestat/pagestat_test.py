@@ -22,7 +22,7 @@ from pagestat_parse import (
     split_runs)
 from pagestat_guest import guest_run, guest_setup
 from pagestat_bench import BENCH_CASES
-from pagestat_check import ROBOT_BUILDS
+from pagestat_check import ROBOT_BUILDS, robot_slug
 
 
 def harness_selftests(results):
@@ -481,8 +481,7 @@ FIRST_BUILDS = {
 }
 WARM_MINUTES = {'quick': 4, 'full': 12}
 SHARED_MINUTES = 3
-ROBOT_DIRS = ['robot-' + re.sub(r'\W+', '-', b[0].lower())
-              for b in ROBOT_BUILDS]
+ROBOT_DIRS = ['robot-' + robot_slug(b[0]) for b in ROBOT_BUILDS]
 
 
 def run_estimate(build, stock_build, full):
