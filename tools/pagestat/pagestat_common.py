@@ -17,10 +17,18 @@ REPO = os.path.dirname(os.path.dirname(os.path.dirname(
 
 TOOLDIR = os.path.join(REPO, 'tools', 'pagestat')
 
-DEFAULT_TARBALL = '/usr/src/linux-source-6.12.tar.xz'
+# The base: Debian's linux-source-7.3 (trixie-backports), an 'all' package
+# that a Debian 12 machine fetches with apt through a sources list of the
+# harness's own, the system's sources untouched.
+BASE_PACKAGE = 'linux-source-7.3'
+BASE_SUITE = 'trixie-backports'
+BASE_MIRROR = 'http://deb.debian.org/debian'
+BASE_KEYRING = '/usr/share/keyrings/debian-archive-keyring.gpg'
+BASE_SLUG = 'linux-7.3'
 
 # Repository files that are project tooling, not kernel changes.
 NOT_OVERLAY = ('README.md', '.ci/', 'patches/', 'tools/pagestat/',
+               'tools/numa_vamap/',
                '.kunitconfig', '.gitignore', '.gitattributes')
 
 # Commits are made with fixed identities and dates, so that the same
@@ -62,8 +70,6 @@ PACKAGES = [
     ('libhwloc-dev', 'file:/usr/include/hwloc.h'),
     ('libnuma-dev', 'file:/usr/include/numa.h'),
 ]
-
-SOURCE_PACKAGE = ('linux-source-6.12', 'file:' + DEFAULT_TARBALL)
 
 # Programs every Debian system has (Essential: yes, or the interpreter that
 # runs the harness itself): never installed, never missing.
@@ -165,10 +171,8 @@ def have(check):
     return os.path.exists(what)
 
 
-def ensure_packages(need_source):
+def ensure_packages():
     pkgs = list(PACKAGES)
-    if need_source:
-        pkgs.append(SOURCE_PACKAGE)
     missing = [p for p, c in pkgs if not have(c)]
     if not missing:
         return
@@ -185,6 +189,47 @@ def ensure_packages(need_source):
     still = [p for p, c in pkgs if not have(c)]
     if still:
         raise Failure('still missing after apt-get: %s' % ' '.join(still))
+
+
+def base_tarball():
+    """The base's source tarball, fetched once into the cache: apt-get
+    update and download with a private sources list, lists and archives,
+    then the tarball taken out of the package."""
+    top = os.path.join(cache_dir(), 'apt-' + BASE_SLUG)
+    tarball = os.path.join(top, 'usr', 'src', BASE_PACKAGE + '.tar.xz')
+    if os.path.exists(tarball):
+        return tarball
+    if not os.path.exists(BASE_KEYRING):
+        raise Failure('%s is missing: install debian-archive-keyring, or set '
+                      'KERNEL_SRC to a kernel tree' % BASE_KEYRING)
+    for d in ('lists/partial', 'archives/partial', 'deb'):
+        os.makedirs(os.path.join(top, d), exist_ok=True)
+    sources = os.path.join(top, 'sources.list')
+    write(sources, 'deb [signed-by=%s] %s %s main\n'
+          % (BASE_KEYRING, BASE_MIRROR, BASE_SUITE))
+    opts = ['-q', '-o', 'Dir::Etc::SourceList=' + sources,
+            '-o', 'Dir::Etc::SourceParts=/dev/null',
+            '-o', 'Dir::State::Lists=' + os.path.join(top, 'lists'),
+            '-o', 'Dir::Cache=' + top,
+            # root downloads into the cache; apt's _apt user cannot
+            '-o', 'APT::Sandbox::User=root']
+    log = os.path.join(cache_dir(), 'logs', 'base-fetch.log')
+    deb = os.path.join(top, 'deb')
+    with Phase('fetch %s from %s' % (BASE_PACKAGE, BASE_SUITE)):
+        run(['apt-get'] + opts + ['update'], log=log, what='apt-get update')
+        for f in os.listdir(deb):
+            os.unlink(os.path.join(deb, f))
+        run(['apt-get'] + opts + ['download', BASE_PACKAGE], log=log,
+            cwd=deb, what='apt-get download %s' % BASE_PACKAGE)
+        debs = [f for f in os.listdir(deb) if f.endswith('.deb')]
+        if len(debs) != 1:
+            raise Failure('apt-get download %s left %s in %s'
+                          % (BASE_PACKAGE, debs or 'nothing', deb))
+        run(['sh', '-c', 'dpkg-deb --fsys-tarfile "$1" | tar -x -C "$2" '
+             '"./usr/src/$3.tar.xz"', 'sh', os.path.join(deb, debs[0]),
+             top, BASE_PACKAGE], log=log, what='dpkg-deb')
+        os.unlink(os.path.join(deb, debs[0]))
+    return tarball
 
 
 def cache_dir():

@@ -11,8 +11,8 @@ import stat
 import tempfile
 
 from pagestat_common import (
-    BASE_IDENT, DEFAULT_AUTHOR, DEFAULT_TARBALL, Failure, NOT_OVERLAY,
-    Phase, REPO, cache_dir, git, read, run, say)
+    BASE_IDENT, BASE_SLUG, DEFAULT_AUTHOR, Failure, NOT_OVERLAY,
+    Phase, REPO, base_tarball, cache_dir, git, read, run, say)
 
 
 def parse_series(text, name='patches/series'):
@@ -193,8 +193,8 @@ class Tree:
             slug = re.sub(r'[^A-Za-z0-9.]+', '-', os.path.basename(src))
             slug += '-' + hashlib.sha1(src.encode()).hexdigest()[:8]
         else:
-            src = DEFAULT_TARBALL
-            slug = 'linux-6.12'
+            src = None
+            slug = BASE_SLUG
         self.src = src
         self.slug = slug
         self.base = os.path.join(self.cache, 'base-' + slug)
@@ -221,6 +221,8 @@ class Tree:
         os.makedirs(tmp)
         log = self.log('unpack')
         open(log, 'w').close()
+        if self.src is None:
+            self.src = base_tarball()
         with Phase('unpack %s' % self.src):
             if os.path.isdir(self.src):
                 run(['cp', '-a', self.src + '/.', tmp], log=log)
@@ -229,9 +231,7 @@ class Tree:
                 run(['tar', '-xf', self.src, '-C', tmp,
                      '--strip-components=1'], log=log, what='tar')
             else:
-                raise Failure('no base tree: %s is missing (install '
-                              'linux-source-6.12 or set KERNEL_SRC)'
-                              % self.src)
+                raise Failure('no base tree: %s is missing' % self.src)
             if not os.path.isfile(os.path.join(tmp, 'Makefile')):
                 raise Failure('%s does not hold a kernel tree' % self.src)
         with Phase('commit the pristine tree as "base"'):

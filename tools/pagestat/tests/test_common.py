@@ -63,7 +63,7 @@ class SetupTest(unittest.TestCase):
             with self.assertRaisesRegex(
                     Failure, 'missing packages: ccache qemu-system-data\n'
                     '(.|\n)*apt-get install ccache qemu-system-data'):
-                ensure_packages(False)
+                ensure_packages()
         finally:
             ps_common.have, os.geteuid = have, euid
 
@@ -71,7 +71,7 @@ class SetupTest(unittest.TestCase):
         have = ps_common.have
         ps_common.have = lambda check: True
         try:
-            ensure_packages(True)
+            ensure_packages()
         finally:
             ps_common.have = have
 
