@@ -94,23 +94,25 @@ static int pagestat_pmd_status(struct vm_area_struct *vma, unsigned long addr,
 }
 
 /* The same for a PUD entry; the caller holds the PUD lock. */
-static int pagestat_pud_status(pud_t pud)
+static int pagestat_pud_status(struct vm_area_struct *vma, unsigned long addr,
+			       pud_t pud)
 {
-	/* As folio_walk_start(): PROT_NONE is not present on x86 */
-	if (!pud_present(pud) || pud_devmap(pud) || pud_special(pud))
+	struct page *page;
+
+	if (!pud_present(pud))
 		return -ENOENT;
 	if (WARN_ON_ONCE(!pud_leaf(pud)))
 		return -ENOENT;
-	/* No vm_normal_page_pud() in this kernel: the entry's first page */
-	return pagestat_folio_status(page_folio(pud_page(pud)));
+	page = vm_normal_page_pud(vma, addr, pud);
+	return page ? pagestat_folio_status(page_folio(page)) : -ENOENT;
 }
 
 static int pagestat_pud_entry(pud_t *pudp, unsigned long addr,
 			      unsigned long end, struct mm_walk *walk)
 {
+	struct vm_area_struct *vma = walk->vma;
 	spinlock_t *ptl;	/* the PUD lock */
 	pud_t pud;
-	int st;
 
 	pud = pudp_get(pudp);
 	if (!IS_ENABLED(CONFIG_PGTABLE_HAS_HUGE_LEAVES) ||
@@ -119,18 +121,25 @@ static int pagestat_pud_entry(pud_t *pudp, unsigned long addr,
 
 	ptl = pud_lock(walk->mm, pudp);
 	pud = pudp_get(pudp);
-	if (pud_present(pud) && !pud_leaf(pud) &&
-	    !pud_devmap(pud) && !pud_special(pud)) {
+	if (pud_present(pud) && !pud_leaf(pud)) {
 		/* Became a PMD table: walk it */
 		spin_unlock(ptl);
 		return 0;
 	}
-	st = pagestat_pud_status(pud);
+	/* As for a PMD leaf below: a PFN map's normal pages are per address */
+	if (unlikely(vma->vm_flags & VM_PFNMAP) && pud_present(pud) &&
+	    !pud_special(pud)) {
+		for (; addr < end; addr += PAGE_SIZE)
+			pagestat_fill(walk->private, addr, addr + PAGE_SIZE,
+				      pagestat_pud_status(vma, addr, pud));
+	} else {
+		pagestat_fill(walk->private, addr, end,
+			      pagestat_pud_status(vma, addr, pud));
+	}
 	spin_unlock(ptl);
 
 	/* Answered: never let walk_pud_range() split (clear) the leaf */
 	walk->action = ACTION_CONTINUE;
-	pagestat_fill(walk->private, addr, end, st);
 	return 0;
 }
 
@@ -179,7 +188,7 @@ static int pagestat_pmd_entry(pmd_t *pmdp, unsigned long addr,
 	pte_t *start, *ptep;
 	pmd_t pmd;
 
-	/* THP, huge zero, PFN map, devmap, migration entry */
+	/* THP, huge zero, PFN map, device-private or migration entry */
 	pmd = pmdp_get_lockless(pmdp);
 	if (IS_ENABLED(CONFIG_PGTABLE_HAS_HUGE_LEAVES) &&
 	    (!pmd_present(pmd) || pmd_leaf(pmd))) {
@@ -253,7 +262,7 @@ static int pagestat_hugetlb_entry(pte_t *ptep, unsigned long hmask,
 	if (size == PMD_SIZE) {
 		st = pagestat_pmd_status(vma, addr, pmdp_get((pmd_t *)ptep));
 	} else if (size == PUD_SIZE) {
-		st = pagestat_pud_status(pudp_get((pud_t *)ptep));
+		st = pagestat_pud_status(vma, addr, pudp_get((pud_t *)ptep));
 	} else {
 		/* Contiguous PTEs or PMDs: a leaf of the folio's first page */
 		pte = huge_ptep_get(walk->mm, addr, ptep);
@@ -304,9 +313,9 @@ static const struct mm_walk_ops pagestat_walk_ops = {
  * - -EFAULT if no VMA contains the address (this includes addresses at or
  *   above TASK_SIZE), or if the shared zero page or the huge zero folio is
  *   mapped there;
- * - -ENOENT otherwise: nothing mapped, swap, migration and device entries,
- *   zone device folios, special and devmap entries and PFN mappings without
- *   a normal page, a PROT_NONE PUD on x86.
+ * - -ENOENT otherwise: nothing mapped, swap, migration, device-private and
+ *   marker entries, zone device folios, special entries and PFN mappings
+ *   without a normal page.
  *
  * @start is used as it is: a caller untags a user's pointer first. Huge
  * pages are answered per leaf and never split.

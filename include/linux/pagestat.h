@@ -9,7 +9,7 @@ struct pagestat_walk {
 	int *status;		/* units: one int per page from start on */
 };
 
-/* Built with CONFIG_NUMA and CONFIG_MIGRATION, for move_pages(2) */
+/* Built with CONFIG_NUMA_MIGRATION, for move_pages(2) */
 int pagestat_range(struct mm_struct *mm, unsigned long start,
 		   unsigned long nr_pages, int *status);
 
