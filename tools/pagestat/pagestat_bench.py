@@ -3,73 +3,160 @@
 bench --size.
 """
 
+import os
 import re
 
 from pagestat_common import Failure
 from pagestat_qemu import NODE_MB, qemu_numa
+from pagestat_tree import ANCHORS, mail_files
 
 
-# Every case of tools/mm/move_pages_bench.c, which test runs small
+# Every case of tools/pagestat/guest/move_pages_bench.c, which test runs
+# small
 BENCH_CASES = ('4k', 'thp', 'hugetlb-2m', 'sparse', 'random', 'interleave',
                'call-1', 'call-16', 'call-128', 'move-4k', 'move-thp',
                'move-hugetlb-2m', 'placed-4k', 'placed-thp', 'vma-1', 'vma-2',
                'vma-4', 'vma-8')
 
 
+# The kernels of a bench run, in the tables' order: v2 (the posted
+# patches) only when it was measured.
+KERNELS = ('stock', 'v2', 'patched')
+
+
+def v2_source(paths=None, off=False, anchors=None):
+    """What bench measures as v2: (its files in order, or None; the line
+    the output says it with).  @paths, named by --v2, must hold patches;
+    without them the anchors' patches are v2, and a run without them
+    says so and measures stock and patched only."""
+    anchors = anchors or ANCHORS
+    if off:
+        return None, 'v2: not measured (--no-v2)'
+    if paths:
+        files = mail_files(paths)
+        where = ', '.join(paths)
+    else:
+        try:
+            files = mail_files([anchors])
+        except Failure as e:
+            why = '' if not os.path.exists(anchors) else ' (%s)' % e
+            return None, ('v2: not measured: no posted v2 at %s%s; '
+                          '--v2 MBOX names its patches' % (anchors, why))
+        where = anchors
+    return files, 'v2: %s (from %s) on the same base and config' % (
+        ', '.join(os.path.basename(f) for f in files), where)
+
+
+def kernels_of(res):
+    """The kernels of @res in the tables' order: stock, v2 if measured
+    (a key of @res, even with no case), patched."""
+    return [k for k in KERNELS if k != 'v2' or k in res]
+
+
+def change(a, b):
+    """Patched's cost @b against another's @a: the change in percent and
+    the ratio a / b (how many times cheaper @b is)."""
+    return ('%+.1f%%' % (100.0 * (b - a) / a) if a else '-',
+            '%.1fx' % (a / b) if b else '-')
+
+
 def vamap_table(res):
-    """numa_vamap against the naive move_pages() pass, both kernels."""
+    """numa_vamap against the naive move_pages() pass, on each kernel."""
+    kernels = kernels_of(res)
     out = ['numa_vamap PID against numa_vamap --naive PID (one move_pages() '
            'query per page of every VMA), guest ms from vfork() to exit, '
            'median of 3 runs (naive: 1 run)',
            '',
-           '%-22s %8s %8s | %9s %9s %7s | %9s %9s %7s | %s' % (
-               'case', 'mapping', 'touched', 'stock', 'naive', 'speedup',
-               'patched', 'naive', 'speedup', 'same map')]
+           '%-22s %8s %8s' % ('case', 'mapping', 'touched') +
+           ''.join(' | %9s %9s %7s' % (k, 'naive', 'speedup')
+                   for k in kernels) + ' | same map']
     for name, st in res.get('stock', {}).items():
-        pa = res.get('patched', {}).get(name)
-        if not pa:
+        if name not in res.get('patched', {}):
             continue
-        cols = []
-        for r in (st, pa):
-            cols += [r['vamap_ns'] / 1e6, r['naive_ns'] / 1e6,
-                     r['naive_ns'] / r['vamap_ns'] if r['vamap_ns'] else 0]
-        out.append('%-22s %7dG %8d | %9.1f %9.1f %6.1fx | %9.1f %9.1f '
-                   '%6.1fx | %s' % tuple(
-                       [name, st['size'] >> 30, st['touched']] + cols +
-                       ['yes' if st['identical'] and pa['identical']
-                        else 'NO']))
+        row = '%-22s %7dG %8d' % (name, st['size'] >> 30, st['touched'])
+        same = True
+        for k in kernels:
+            r = res[k].get(name)
+            if not r:
+                row += ' | %9s %9s %7s' % ('-', '-', '-')
+                continue
+            same = same and r['identical']
+            row += ' | %9.1f %9.1f %6.1fx' % (
+                r['vamap_ns'] / 1e6, r['naive_ns'] / 1e6,
+                r['naive_ns'] / r['vamap_ns'] if r['vamap_ns'] else 0)
+        out.append(row + ' | ' + ('yes' if same else 'NO'))
     return '\n'.join(out)
 
 
-def bench_table(res, guests, size='1G', spread=False):
-    """The reviewers' table: per-page cost, stock against patched."""
+def bench_table(res, guests, size='1G', spread=False, v2=None):
+    """The reviewers' table: per-page cost on stock, v2 (when measured)
+    and patched, and patched's change against each of the others.  @v2
+    is the line that says what v2 is, or why it was not measured."""
+    kernels = kernels_of(res)
     out = ['move_pages(2) status query cost per 4 KiB page (call-N: per '
            'call of N pages), in guest ns (qemu -icount shift=0: 1 ns = '
            '1 guest instruction; median of the runs)',
            'buffer: %s%s' % (size, ', spread over nodes 0 and 1 (node 0 '
                              'fills first): the host cannot hold it on '
                              'one node' if spread else ' on node 0 '
-                             '(interleave: nodes 0 and 1)'),
-           'guest: stock: %s' % guests.get('stock', '?'),
-           '       patched: %s' % guests.get('patched', '?'),
-           '',
-           '%-15s %8s %10s %10s %9s %7s %s' % (
-               'case', 'pages', 'stock', 'patched', 'change', 'ratio',
-               'per')]
+                             '(interleave: nodes 0 and 1)')]
     if any(n.startswith(('move-', 'placed-')) for n in res['stock']):
-        out.insert(2, 'move-* and placed-*: at most 256M, moved to node 1 '
+        out.append('move-* and placed-*: at most 256M, moved to node 1 '
                    'with a node list (placed-*: already there), back to '
                    'node 0 between runs')
+    for i, k in enumerate(kernels):
+        out.append('%s %s: %s' % ('guest:' if not i else '      ', k,
+                                  guests.get(k, '?')))
+    if v2:
+        out.append(v2)
+    others = [k for k in kernels if k != 'patched']
+    if 'v2' in kernels:
+        out.append('vs stock, vs v2: the change from stock (from v2) to '
+                   'patched, and its ratio: how many times cheaper')
+    out += ['',
+            '%-15s %8s' % ('case', 'pages') +
+            ''.join(' %10s' % k for k in kernels) +
+            ''.join(' %8s %7s' % ('change' if len(others) == 1 else
+                                  'vs ' + k, 'ratio') for k in others) +
+            ' per']
     for name in res['stock']:
         st = res['stock'][name]
         pa = res['patched'].get(name)
         if not pa:
             continue
-        a, b = st['ns_per_page'], pa['ns_per_page']
-        out.append('%-15s %8d %10.2f %10.2f %+8.1f%% %6.1fx %s' % (
-            name, st['pages'], a, b, 100.0 * (b - a) / a if a else 0,
-            a / b if b else 0, st.get('unit', 'page')))
+        row = '%-15s %8d' % (name, st['pages'])
+        for k in kernels:
+            r = res[k].get(name)
+            row += ' %10s' % ('%.2f' % r['ns_per_page'] if r else '-')
+        b = pa['ns_per_page']
+        for k in others:
+            r = res[k].get(name)
+            row += ' %8s %7s' % (change(r['ns_per_page'], b) if r
+                                 else ('-', '-'))
+        out.append(row + ' ' + st.get('unit', 'page'))
     return '\n'.join(out)
+
+
+def bench_json(res, guests, size, spread, vres, v2_files, v2_note):
+    """What bench --json writes: each case on each kernel (v2's figures
+    null where it was not measured), the guests and numa_vamap's
+    cases."""
+    cases = []
+    for n in res['stock']:
+        if n not in res['patched']:
+            continue
+        case = {'name': n, 'pages': res['stock'][n]['pages'],
+                'per': res['stock'][n].get('unit', 'page')}
+        for k in KERNELS:
+            r = res.get(k, {}).get(n)
+            case['%s_ns_per_page' % k] = r['ns_per_page'] if r else None
+            case['%s_runs' % k] = r.get('runs') if r else None
+        cases.append(case)
+    return {'clock': 'icount', 'guest': guests, 'size': size,
+            'spread': spread, 'v2': {'measured': 'v2' in res,
+                                     'patches': v2_files or [],
+                                     'note': v2_note},
+            'cases': cases, 'vamap': vres}
 
 
 def parse_size(text):

@@ -163,20 +163,28 @@ FLAVORS = ('stock', 'patched')
 
 DEBUG_FLAVORS = ('stock-debug', 'patched-debug')
 
+# The posted v2 on the same base (bench's third kernel, boot flavor only;
+# Tree.make_v2() makes its tree).
+V2_FLAVOR = 'v2'
+
 
 def kernel_dirs(t, flavor):
     """The source and build directories of the boot kernel @flavor: stock
-    ones from the stock tree, so that they share ccache's objects with the
-    patched ones (see Tree)."""
+    and v2 ones from trees of their own laid out as the patched tree, so
+    that they share ccache's objects with the patched ones (see Tree)."""
     if flavor.startswith('stock'):
         return t.stock_tree, os.path.join(t.stock_build, flavor)
+    if flavor == V2_FLAVOR:
+        return t.v2_tree, os.path.join(t.v2_build, flavor)
     return t.tree, os.path.join(t.build, flavor)
 
 
 def build_kernel(t, flavor):
-    """Build a boot kernel of FLAVORS or DEBUG_FLAVORS; return the bzImage
-    path."""
+    """Build a boot kernel of FLAVORS, DEBUG_FLAVORS or V2_FLAVOR; return
+    the bzImage path."""
     src, bdir = kernel_dirs(t, flavor)
+    if flavor == V2_FLAVOR and not os.path.isdir(src):
+        raise Failure('no v2 tree at %s: Tree.make_v2() makes it' % src)
     with Phase('build %s kernel' % flavor):
         frag = os.path.join(TOOLDIR, 'boot.config')
         if flavor.endswith('-debug'):

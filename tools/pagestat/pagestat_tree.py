@@ -105,6 +105,49 @@ def read_series(repo=REPO):
     return assign_files(entries, overlay_files(repo))
 
 
+# The posted patches the series is measured against: "[PATCH v2 0/2]
+# mm/migrate: speed up move_pages() node queries", in shared/anchors/
+# beside the repository (CI puts a copy of shared/ beside its clone).
+ANCHORS = os.path.join(os.path.dirname(REPO), 'shared', 'anchors')
+
+# What a directory given as the v2 source holds: its patches or mboxes,
+# applied in the order of their names.
+MAIL_SUFFIXES = ('.patch', '.mbox', '.mbx', '.eml')
+
+
+def mail_files(paths):
+    """The files of @paths (mboxes, patches in mail form, or directories
+    of them) in order; a directory gives its *.patch, *.mbox, *.mbx and
+    *.eml files, sorted by name."""
+    files = []
+    for p in paths:
+        if os.path.isdir(p):
+            got = sorted(os.path.join(p, f) for f in os.listdir(p)
+                         if f.endswith(MAIL_SUFFIXES) and
+                         os.path.isfile(os.path.join(p, f)))
+            if not got:
+                raise Failure('%s holds no patch (%s)'
+                              % (p, ', '.join('*' + s for s in
+                                              MAIL_SUFFIXES)))
+            files += got
+        elif os.path.isfile(p):
+            files.append(p)
+        else:
+            raise Failure('%s does not exist' % p)
+    return [os.path.realpath(f) for f in files]
+
+
+def split_mails(path, outdir):
+    """The mails of the mbox @path, each in a file of @outdir, in order
+    (git mailsplit; a file with no "From " line is one mail)."""
+    os.makedirs(outdir, exist_ok=True)
+    n = int(git(['mailsplit', '-b', '-o' + outdir, path],
+                cwd=outdir).strip() or 0)
+    if not n:
+        raise Failure('%s holds no mail' % path)
+    return [os.path.join(outdir, '%04d' % i) for i in range(1, n + 1)]
+
+
 def has_diff(text):
     return re.search(r'^diff --git ', text, re.M) is not None
 
@@ -155,7 +198,9 @@ def c_functions(lines):
 def series_functions(repo=REPO):
     """The kernel functions that the series adds or changes: those its new
     C files define, and those its patches define or change (a hunk's
-    function, as git names it in the hunk's header), outside tools/."""
+    function, as git names it in the hunk's header, and a function whose
+    definition is in a hunk, before a changed line of its body), outside
+    tools/."""
     names = set()
     for patch, files in read_series(repo):
         for f in files:
@@ -164,7 +209,7 @@ def series_functions(repo=REPO):
                     names |= c_functions(fh.read().split('\n'))
         with open(os.path.join(repo, 'patches', patch),
                   errors='replace') as fh:
-            path = None
+            path, cur = None, None
             for ln in fh.read().split('\n'):
                 if ln.startswith('+++ '):
                     path = ln[6:] if ln.startswith('+++ b/') else None
@@ -174,8 +219,19 @@ def series_functions(repo=REPO):
                 m = re.match(r'^@@ [^@]* @@ (.*)$', ln)
                 if m:
                     names |= c_functions([m.group(1)])
-                elif ln.startswith('+') and not ln.startswith('+++'):
-                    names |= c_functions([ln[1:]])
+                    cur = None
+                    continue
+                if ln[:1] in (' ', '+') and not ln.startswith('+++'):
+                    # the function this line's body is of, as far as
+                    # the hunk shows it
+                    defs = c_functions([ln[1:]])
+                    names |= defs if ln[0] == '+' else set()
+                    cur = (sorted(defs)[0] if defs else
+                           None if ln[1:].startswith('}') else cur)
+                if ln[:1] in ('+', '-') and not ln.startswith(('+++',
+                                                                '---')) \
+                        and cur:
+                    names.add(cur)
     return names
 
 
@@ -208,6 +264,11 @@ class Tree:
         stock = os.path.join(self.cache, 'stock-' + slug)
         self.stock_tree = os.path.join(stock, 'tree-' + slug)
         self.stock_build = os.path.join(stock, 'build-' + slug)
+        # The posted v2's kernel (bench's third): base and its patches, in
+        # a worktree laid out as stock's for the same reason.
+        v2 = os.path.join(self.cache, 'v2-' + slug)
+        self.v2_tree = os.path.join(v2, 'tree-' + slug)
+        self.v2_build = os.path.join(v2, 'build-' + slug)
         self.logs = os.path.join(self.cache, 'logs')
 
     def log(self, name):
@@ -245,10 +306,11 @@ class Tree:
                 cwd=tmp, env=ident_env(BASE_IDENT[:2], BASE_IDENT[2]))
         os.rename(tmp, self.base)
 
-    def clear_stale_locks(self):
-        """Remove index locks an interrupted git left behind."""
-        dirs = [os.path.join(self.base, '.git')]
-        for wt in (self.tree, self.stock_tree):
+    def clear_stale_locks(self, worktrees=None):
+        """Remove index locks an interrupted git left behind: base's and
+        those of @worktrees (default: the patched and stock trees)."""
+        dirs = [] if worktrees else [os.path.join(self.base, '.git')]
+        for wt in worktrees or (self.tree, self.stock_tree):
             # git names a worktree's directory in base: its .git says which
             gitfile = os.path.join(wt, '.git')
             if os.path.isfile(gitfile):
@@ -273,6 +335,76 @@ class Tree:
                 or git(['status', '--porcelain', '--untracked-files=no'],
                        cwd=self.stock_tree):
             git(['reset', '-q', '--hard', base], cwd=self.stock_tree)
+
+    def make_v2(self, files):
+        """The v2 tree: a detached worktree of base at base with the mails
+        of @files (mboxes or patches, see mail_files()) committed in
+        order, on branch v2; only the files that differ from its last
+        state are rewritten, so that its build stays incremental.
+        Returns the tip."""
+        self.make_base()
+        self.clear_stale_locks([self.v2_tree])
+        with Phase('apply the v2 patches (%s)'
+                   % ', '.join(os.path.basename(f) for f in files)):
+            tip = self.compose_mails(files)
+            git(['update-ref', 'refs/heads/v2', tip], cwd=self.base)
+            if not os.path.isfile(os.path.join(self.v2_tree, '.git')):
+                shutil.rmtree(self.v2_tree, ignore_errors=True)
+                git(['worktree', 'prune'], cwd=self.base)
+                git(['worktree', 'add', '-q', '--detach', self.v2_tree, tip],
+                    cwd=self.base)
+            elif git(['rev-parse', 'HEAD'], cwd=self.v2_tree).strip() != \
+                    tip or git(['status', '--porcelain',
+                                '--untracked-files=no'], cwd=self.v2_tree):
+                git(['reset', '-q', '--hard', tip], cwd=self.v2_tree)
+        return tip
+
+    def compose_mails(self, files):
+        """Commit each mail of @files on base in a scratch index (git
+        apply, the author, date and message of the mail, as compose()
+        does for the series); return the last commit."""
+        idx = os.path.join(self.cache, 'index-v2.%d' % os.getpid())
+        env = dict(os.environ, GIT_INDEX_FILE=idx)
+        skipped = []
+        try:
+            git(['read-tree', 'base'], cwd=self.base, env=env)
+            parent = base = git(['rev-parse', 'base'], cwd=self.base).strip()
+            for path in files:
+                with tempfile.TemporaryDirectory() as d:
+                    for mail in split_mails(path, d):
+                        if not has_diff(read(mail)):
+                            # a cover letter or a reply of a thread's mbox
+                            skipped.append(os.path.basename(path))
+                            continue
+                        rc, out = git(['apply', '--cached',
+                                       '--whitespace=nowarn', mail],
+                                      cwd=self.base, env=env, check=False)
+                        if rc:
+                            raise Failure('%s does not apply to the base:'
+                                          '\n%s' % (path, out.strip()))
+                        tree = git(['write-tree'], cwd=self.base,
+                                   env=env).strip()
+                        try:
+                            author, date, msg = parse_mail(mail, self.base)
+                        except Failure:  # a bare diff: named by its file
+                            author, date = DEFAULT_AUTHOR, ''
+                            msg = os.path.basename(path) + '\n'
+                        parent = git(
+                            ['commit-tree', tree, '-p', parent],
+                            cwd=self.base, stdin=msg,
+                            env=ident_env(author, date or BASE_IDENT[2])
+                        ).strip()
+            if parent == base:
+                raise Failure('no patch in %s: no mail with a diff'
+                              % ', '.join(files))
+            if skipped:
+                say('v2: %d mails without a diff left out (a cover letter, '
+                    'replies), in %s' % (len(skipped),
+                                         ', '.join(sorted(set(skipped)))))
+            return parent
+        finally:
+            if os.path.exists(idx):
+                os.unlink(idx)
 
     def compose(self, series):
         """Build the pagestat commits in a scratch index; return the tip.

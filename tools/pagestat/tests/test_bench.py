@@ -1,15 +1,34 @@
 # SPDX-License-Identifier: GPL-2.0
 """pagestat_bench: the benchmark's output and tables."""
 
+import argparse
+import contextlib
+import importlib.machinery
+import importlib.util
+import io
+import json
 import os
 import re
+import tempfile
 import unittest
 
-from harness_util import HERE
+from harness_util import HERE, PATCH, TOOLDIR, write
 from pagestat_common import Failure
 from pagestat_parse import parse_bench, parse_checks, parse_vamap_bench
+import pagestat_bench as ps_bench
 from pagestat_bench import (
-    BENCH_CASES, bench_numa, bench_table, parse_size, vamap_table)
+    BENCH_CASES, bench_json, bench_numa, bench_table, parse_size, v2_source,
+    vamap_table)
+
+
+def main_script():
+    """The command line (tools/pagestat/pagestat) as a module."""
+    loader = importlib.machinery.SourceFileLoader(
+        'pagestat_main', os.path.join(TOOLDIR, 'pagestat'))
+    mod = importlib.util.module_from_spec(
+        importlib.util.spec_from_loader(loader.name, loader))
+    loader.exec_module(mod)
+    return mod
 
 
 class BenchTest(unittest.TestCase):
@@ -31,7 +50,7 @@ class BenchTest(unittest.TestCase):
 
     def test_cases_match_the_benchmark(self):
         # test runs every case of move_pages_bench and counts them
-        with open(os.path.join(HERE, '..', '..', 'mm',
+        with open(os.path.join(HERE, '..', 'guest',
                                'move_pages_bench.c')) as f:
             src = f.read()
         table = src[src.index('cases[] = {'):]
@@ -85,6 +104,260 @@ class BenchTest(unittest.TestCase):
         table = bench_table({'stock': st, 'patched': pa}, {}, '16G', True)
         self.assertIn('buffer: 16G, spread over nodes 0 and 1', table)
 
+    def test_table_v2(self):
+        """Stock, v2 and patched side by side, and patched's change
+        against each; a case v2 lacks shows '-'."""
+        st = {'4k': {'pages': 8, 'ns_per_page': 400.0},
+              'vma-8': {'pages': 8, 'ns_per_page': 540.0},
+              'call-1': {'pages': 1, 'unit': 'call', 'ns_per_page': 850.0}}
+        v2 = {'4k': {'pages': 8, 'ns_per_page': 80.0},
+              'vma-8': {'pages': 8, 'ns_per_page': 180.0}}
+        pa = {'4k': {'pages': 8, 'ns_per_page': 40.0},
+              'vma-8': {'pages': 8, 'ns_per_page': 270.0},
+              'call-1': {'pages': 1, 'unit': 'call', 'ns_per_page': 850.0}}
+        table = bench_table({'stock': st, 'v2': v2, 'patched': pa},
+                            {'stock': 'g1', 'v2': 'g2', 'patched': 'g3'},
+                            v2='v2: two patches')
+        lines = table.splitlines()
+        head = [ln for ln in lines if ln.startswith('case')][0]
+        self.assertEqual(head.split(), ['case', 'pages', 'stock', 'v2',
+                                        'patched', 'vs', 'stock', 'ratio',
+                                        'vs', 'v2', 'ratio', 'per'])
+        self.assertRegex(table, r'4k +8 +400.00 +80.00 +40.00 +-90.0% +10.0x'
+                         r' +-50.0% +2.0x page')
+        self.assertRegex(table, r'vma-8 +8 +540.00 +180.00 +270.00 +-50.0% '
+                         r'+2.0x +\+50.0% +0.7x page')
+        self.assertRegex(table, r'call-1 +1 +850.00 +- +850.00 +\+0.0% '
+                         r'+1.0x +- +- call')
+        self.assertIn('guest: stock: g1', lines)
+        self.assertIn('       v2: g2', lines)
+        self.assertIn('       patched: g3', lines)
+        self.assertIn('v2: two patches', lines)
+        # Measured but with no case (its boot failed): the column stays
+        table = bench_table({'stock': st, 'v2': {}, 'patched': pa}, {})
+        self.assertRegex(table, r'4k +8 +400.00 +- +40.00 +-90.0% +10.0x +-'
+                         r' +- page')
+
+    def test_table_without_v2(self):
+        """A run without v2 says so and prints stock and patched."""
+        st = {'4k': {'pages': 8, 'ns_per_page': 500.0}}
+        pa = {'4k': {'pages': 8, 'ns_per_page': 20.0}}
+        table = bench_table({'stock': st, 'patched': pa}, {},
+                            v2='v2: not measured: no posted v2 at /x')
+        self.assertIn('v2: not measured: no posted v2 at /x',
+                      table.splitlines())
+        self.assertNotIn('vs v2', table)
+        self.assertRegex(table, r'\ncase +pages +stock +patched +change '
+                         r'+ratio +per\n')
+
+    def test_json(self):
+        st = {'4k': {'pages': 8, 'ns_per_page': 400.0, 'runs': [400.0]},
+              'call-1': {'pages': 1, 'unit': 'call', 'ns_per_page': 850.0,
+                         'runs': [850.0]}}
+        v2 = {'4k': {'pages': 8, 'ns_per_page': 80.0, 'runs': [80.0]}}
+        pa = {'4k': {'pages': 8, 'ns_per_page': 40.0, 'runs': [40.0]},
+              'call-1': {'pages': 1, 'unit': 'call', 'ns_per_page': 800.0,
+                         'runs': [800.0]}}
+        doc = bench_json({'stock': st, 'v2': v2, 'patched': pa},
+                         {'v2': 'g'}, '1G', False, {}, ['/a/1.patch'],
+                         'v2: 1.patch')
+        json.dumps(doc)
+        self.assertEqual(doc['v2'], {'measured': True,
+                                     'patches': ['/a/1.patch'],
+                                     'note': 'v2: 1.patch'})
+        self.assertEqual(doc['guest'], {'v2': 'g'})
+        self.assertEqual(doc['cases'][0], {
+            'name': '4k', 'pages': 8, 'per': 'page',
+            'stock_ns_per_page': 400.0, 'stock_runs': [400.0],
+            'v2_ns_per_page': 80.0, 'v2_runs': [80.0],
+            'patched_ns_per_page': 40.0, 'patched_runs': [40.0]})
+        self.assertIsNone(doc['cases'][1]['v2_ns_per_page'])
+        doc = bench_json({'stock': st, 'patched': pa}, {}, '1G', False, {},
+                         None, 'v2: not measured (--no-v2)')
+        self.assertFalse(doc['v2']['measured'])
+        self.assertEqual(doc['v2']['patches'], [])
+        self.assertIsNone(doc['cases'][0]['v2_ns_per_page'])
+
+
+class V2SourceTest(unittest.TestCase):
+    """What bench measures as v2: the anchors, --v2's files, or nothing,
+    said in one line."""
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.anchors = os.path.join(self.tmp.name, 'shared', 'anchors')
+        write(os.path.join(self.anchors, 'README.md'), 'not a patch\n')
+        write(os.path.join(self.anchors, 'v2-0002-b.patch'), PATCH)
+        write(os.path.join(self.anchors, 'v2-0001-a.patch'), PATCH)
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def test_anchors(self):
+        files, note = v2_source(anchors=self.anchors)
+        self.assertEqual([os.path.basename(f) for f in files],
+                         ['v2-0001-a.patch', 'v2-0002-b.patch'])
+        self.assertEqual(note, 'v2: v2-0001-a.patch, v2-0002-b.patch (from '
+                         '%s) on the same base and config' % self.anchors)
+
+    def test_default_is_beside_the_repository(self):
+        self.assertEqual(ps_bench.ANCHORS, os.path.join(
+            os.path.dirname(os.path.dirname(os.path.dirname(TOOLDIR))),
+            'shared', 'anchors'))
+        saved, ps_bench.ANCHORS = ps_bench.ANCHORS, self.anchors
+        try:
+            files, _ = v2_source()
+        finally:
+            ps_bench.ANCHORS = saved
+        self.assertEqual(len(files), 2)
+
+    def test_no_anchors(self):
+        missing = os.path.join(self.tmp.name, 'none')
+        files, note = v2_source(anchors=missing)
+        self.assertIsNone(files)
+        self.assertEqual(note, 'v2: not measured: no posted v2 at %s; --v2 '
+                         'MBOX names its patches' % missing)
+        empty = os.path.join(self.tmp.name, 'empty')
+        os.makedirs(empty)
+        files, note = v2_source(anchors=empty)
+        self.assertIsNone(files)
+        self.assertIn('holds no patch', note)
+
+    def test_off(self):
+        self.assertEqual(v2_source(off=True, anchors=self.anchors),
+                         (None, 'v2: not measured (--no-v2)'))
+
+    def test_named(self):
+        mbox = os.path.join(self.tmp.name, 'v2.mbox')
+        write(mbox, PATCH + PATCH)
+        files, note = v2_source([mbox, self.anchors], anchors='/none')
+        self.assertEqual([os.path.basename(f) for f in files],
+                         ['v2.mbox', 'v2-0001-a.patch', 'v2-0002-b.patch'])
+        self.assertIn('(from %s, %s)' % (mbox, self.anchors), note)
+        # A path named but missing is an error, not a run without v2
+        with self.assertRaisesRegex(Failure, 'nope does not exist'):
+            v2_source([os.path.join(self.tmp.name, 'nope')])
+
+
+class BenchOptionsTest(unittest.TestCase):
+    """bench's command line."""
+
+    def parse(self, argv):
+        ap = argparse.ArgumentParser()
+        main_script().bench_parser(ap.add_subparsers(dest='cmd'))
+        with contextlib.redirect_stderr(io.StringIO()):
+            return ap.parse_args(['bench'] + argv)
+
+    def test_defaults(self):
+        a = self.parse([])
+        self.assertEqual((a.v2, a.no_v2, a.cases, a.size, a.runs),
+                         (None, False, [], '1G', 5))
+
+    def test_v2(self):
+        a = self.parse(['--v2', 'a.mbox', '--v2', 'dir', '4k', 'thp'])
+        self.assertEqual(a.v2, ['a.mbox', 'dir'])
+        self.assertEqual(a.cases, ['4k', 'thp'])
+        a = self.parse(['--no-v2', '--size', '64M', '--runs', '1', '4k'])
+        self.assertTrue(a.no_v2)
+        self.assertEqual((a.size, a.runs, a.cases), ('64M', 1, ['4k']))
+
+    def test_v2_and_no_v2(self):
+        with self.assertRaises(SystemExit):
+            self.parse(['--v2', 'a.mbox', '--no-v2'])
+
+
+class BenchCommandTest(unittest.TestCase):
+    """cmd_bench with the trees, builds and guests faked: which kernels it
+    builds and boots, and what it prints with and without v2."""
+
+    COST = {'stock': 400.0, 'v2': 80.0, 'patched': 40.0}
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.main = main_script()
+        self.anchors = os.path.join(self.tmp.name, 'anchors')
+        write(os.path.join(self.anchors, 'v2-0001-a.patch'), PATCH)
+        self.made, self.built, self.booted = [], [], []
+        test = self
+
+        class FakeTree:
+            logs = self.tmp.name
+
+            def update(self):
+                pass
+
+            def make_v2(self, files):
+                test.made.append([os.path.basename(f) for f in files])
+
+        def guest_setup(t, flavors):
+            self.built.append(list(flavors))
+            return ({f: '/k/' + f for f in flavors},
+                    {'move_pages_bench': '/p'}, '/initrd')
+
+        def boot(t, flavor, kernel, initrd, argv, **kw):
+            self.booted.append(flavor)
+            return 0, ['guest kernel 7.3.4 %s' % flavor,
+                       'case 4k pages 8 ns_per_page %.2f runs 1'
+                       % self.COST[flavor]]
+        self.saved = {k: getattr(self.main, k) for k in
+                      ('Tree', 'guest_setup', 'boot', 'host_memory_mb')}
+        self.main.Tree, self.main.guest_setup, self.main.boot = (
+            FakeTree, guest_setup, boot)
+        self.main.host_memory_mb = lambda: 64000
+        self.saved_anchors = ps_bench.ANCHORS
+
+    def tearDown(self):
+        for k, v in self.saved.items():
+            setattr(self.main, k, v)
+        ps_bench.ANCHORS = self.saved_anchors
+        self.tmp.cleanup()
+
+    def bench(self, anchors, v2=None, no_v2=False):
+        ps_bench.ANCHORS = anchors
+        jsonf = os.path.join(self.tmp.name, 'out.json')
+        args = argparse.Namespace(size='64M', runs=1, json=jsonf,
+                                  timeout=10, v2=v2, no_v2=no_v2,
+                                  cases=['4k'])
+        with contextlib.redirect_stdout(io.StringIO()) as out:
+            rc = self.main.cmd_bench(args)
+        with open(jsonf) as f:
+            return rc, out.getvalue(), json.load(f)
+
+    def test_three_kernels(self):
+        rc, out, doc = self.bench(self.anchors)
+        self.assertEqual(rc, 0)
+        self.assertEqual(self.made, [['v2-0001-a.patch']])
+        # v2 builds last, from the others' objects; the columns' order
+        self.assertEqual(self.built, [['stock', 'patched', 'v2']])
+        self.assertEqual(self.booted, ['stock', 'v2', 'patched'])
+        self.assertRegex(out, r'4k +8 +400.00 +80.00 +40.00 +-90.0% +10.0x '
+                         r'+-50.0% +2.0x page')
+        self.assertIn('v2: v2-0001-a.patch (from %s)' % self.anchors, out)
+        self.assertEqual(doc['cases'][0]['v2_ns_per_page'], 80.0)
+        self.assertIn('7.3.4 v2', doc['guest']['v2'])
+
+    def test_without_anchors(self):
+        rc, out, doc = self.bench(os.path.join(self.tmp.name, 'none'))
+        self.assertEqual(rc, 0)
+        self.assertEqual((self.made, self.built), ([], [['stock',
+                                                         'patched']]))
+        self.assertEqual(self.booted, ['stock', 'patched'])
+        self.assertIn('v2: not measured: no posted v2 at', out)
+        self.assertRegex(out, r'4k +8 +400.00 +40.00 +-90.0% +10.0x page')
+        self.assertFalse(doc['v2']['measured'])
+
+    def test_no_v2(self):
+        rc, out, _ = self.bench(self.anchors, no_v2=True)
+        self.assertEqual(self.booted, ['stock', 'patched'])
+        self.assertIn('v2: not measured (--no-v2)', out)
+
+    def test_named_v2(self):
+        mbox = os.path.join(self.tmp.name, 'v2.mbox')
+        write(mbox, PATCH)
+        self.bench('/none', v2=[mbox])
+        self.assertEqual(self.made, [['v2.mbox']])
+        self.assertEqual(self.booted, ['stock', 'v2', 'patched'])
+
 
 class VamapTest(unittest.TestCase):
     OUT = ['vamap sparse-64g size 68719476736 touched 16384 vamap_ns 2000000 '
@@ -110,6 +383,18 @@ class VamapTest(unittest.TestCase):
         self.assertRegex(table, r'sparse-64g +64G +16384 \| +2.0 +500.0 '
                          r'+250.0x \| +2.0 +500.0 +250.0x \| yes')
         self.assertRegex(table, r'thp-1g .* \| NO')
+
+    def test_table_v2(self):
+        cases, _ = parse_vamap_bench(self.OUT)
+        v2 = {'sparse-64g': dict(cases['sparse-64g'], vamap_ns=4000000)}
+        table = vamap_table({'stock': cases, 'v2': v2, 'patched': cases})
+        self.assertRegex(table, r'case .* \| +stock +naive +speedup \| +v2 '
+                         r'+naive +speedup \| +patched +naive +speedup \| '
+                         r'same map')
+        self.assertRegex(table, r'sparse-64g +64G +16384 \| +2.0 +500.0 '
+                         r'+250.0x \| +4.0 +500.0 +125.0x \| +2.0 +500.0 '
+                         r'+250.0x \| yes')
+        self.assertRegex(table, r'thp-1g .* \| +- +- +- \| .* \| NO')
 
     def test_checks(self):
         lines = ['# detail', 'ok - self: numa_vamap exits 0',

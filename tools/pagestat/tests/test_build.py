@@ -10,7 +10,8 @@ import unittest
 import harness_util  # noqa: F401 (the modules' path)
 from pagestat_common import Failure
 import pagestat_build as ps_build
-from pagestat_build import DEBUG_FLAVORS, FLAVORS, kernel_dirs, stamped_make
+from pagestat_build import (
+    DEBUG_FLAVORS, FLAVORS, V2_FLAVOR, kernel_dirs, stamped_make)
 from pagestat_tree import Tree
 
 
@@ -82,10 +83,16 @@ class StockLayoutTest(unittest.TestCase):
 
     def check(self, t):
         want = os.path.join('..', '..', 'tree-' + t.slug)
-        for f in FLAVORS + DEBUG_FLAVORS:
+        for f in FLAVORS + DEBUG_FLAVORS + (V2_FLAVOR,):
             self.assertEqual(os.path.relpath(*kernel_dirs(t, f)), want, f)
         self.assertNotEqual(kernel_dirs(t, 'stock'), kernel_dirs(t, 'patched'))
         self.assertTrue(kernel_dirs(t, 'stock')[1].startswith(t.stock_build))
+        # v2: a tree and objdir of its own, beside neither of the others
+        src, bdir = kernel_dirs(t, V2_FLAVOR)
+        self.assertEqual((src, bdir), (t.v2_tree, os.path.join(t.v2_build,
+                                                               'v2')))
+        self.assertEqual(len({kernel_dirs(t, f)[0] for f in
+                              ('stock', 'patched', V2_FLAVOR)}), 3)
 
     def test_default_slug(self):
         self.check(Tree())
@@ -117,6 +124,46 @@ class StockLayoutTest(unittest.TestCase):
         self.assertTrue(image.startswith(t.stock_build))
         self.assertFalse(os.path.exists(old))
         self.assertIn('removing ' + old, out.getvalue())
+
+    def test_v2_needs_its_tree(self):
+        with self.assertRaisesRegex(Failure, 'no v2 tree at'), \
+                contextlib.redirect_stdout(io.StringIO()):
+            ps_build.build_kernel(Tree(), V2_FLAVOR)
+
+    def test_v2_build_stamped(self):
+        """The v2 kernel builds from its tree with the boot config, and
+        not again while its tree, config and arguments hold."""
+        t = Tree()
+        os.makedirs(t.v2_tree)
+        calls = []
+        saved = (ps_build.config_from_fragment, ps_build.build_key,
+                 ps_build.make)
+        ps_build.config_from_fragment = \
+            lambda t, n, s, b, frag, *a: (calls.append((n, s, frag)),
+                                          write_config(b))
+        ps_build.build_key = lambda t, src, *a: 'key of ' + src
+
+        def make(t, name, src, bdir, targets, extra=()):
+            calls.append((name, src, bdir))
+            image = os.path.join(bdir, 'arch', 'x86', 'boot', 'bzImage')
+            os.makedirs(os.path.dirname(image), exist_ok=True)
+            open(image, 'w').close()
+        ps_build.make = make
+        try:
+            with contextlib.redirect_stdout(io.StringIO()) as out:
+                image = ps_build.build_kernel(t, V2_FLAVOR)
+                ps_build.build_kernel(t, V2_FLAVOR)
+        finally:
+            (ps_build.config_from_fragment, ps_build.build_key,
+             ps_build.make) = saved
+        bdir = os.path.join(t.v2_build, 'v2')
+        self.assertEqual(image, os.path.join(bdir, 'arch', 'x86', 'boot',
+                                             'bzImage'))
+        frag = os.path.join(ps_build.TOOLDIR, 'boot.config')
+        self.assertEqual(calls, [('v2', t.v2_tree, frag),
+                                 ('build-v2', t.v2_tree, bdir),
+                                 ('v2', t.v2_tree, frag)])
+        self.assertIn('build-v2: up to date', out.getvalue())
 
 
 def write_config(bdir):
