@@ -9,7 +9,8 @@ import re
 import shlex
 import subprocess
 
-from pagestat_common import Failure, Phase, REPO, holds, read, run, tail, write
+from pagestat_common import (
+    NOT_OVERLAY, REPO, Failure, Phase, holds, read, run, tail, write)
 from pagestat_qemu import KERNEL_ARGS, QEMU_NUMA, X86_CPU, qemu_accel
 from pagestat_tree import series_functions
 from pagestat_build import build_kernel, make
@@ -19,37 +20,94 @@ from pagestat_parse import console_splats, parse_guest_output, splat_summary
 MM_TESTS = 'tools/testing/selftests/mm/'
 
 # Userspace programs for the guest: name -> (source or sources, extra gcc
-# flags).  Sources are relative to the patched tree; missing ones are
-# skipped.
+# flags).  The harness's own sources (under a tooling directory of
+# NOT_OVERLAY: tools/pagestat/, tools/numa_vamap/) are the repository's,
+# the others the patched tree's.  A missing source fails the build of the
+# guest programs, and so the run.
 GUEST_PROGS = {
     'init': ('tools/pagestat/guest/init.c', []),
     'smoke': ('tools/pagestat/guest/smoke.c', []),
-    'move_pages_bench': ('tools/mm/move_pages_bench.c', []),
+    'move_pages_bench': ('tools/pagestat/guest/move_pages_bench.c', []),
     'move_pages_stat': ('tools/testing/selftests/mm/move_pages_stat.c', []),
     # As tools/testing/selftests/mm/Makefile builds its _32 programs
     'move_pages_stat_32': ('tools/testing/selftests/mm/move_pages_stat.c',
                            ['-m32', '-mxsave', '-no-pie']),
-    'numa_vamap': ('tools/mm/numa_vamap.c', []),
+    'numa_vamap': ('tools/numa_vamap/numa_vamap.c', []),
     'vamap_test': ('tools/pagestat/guest/vamap_test.c', []),
     'vamap_bench': ('tools/pagestat/guest/vamap_bench.c', []),
     # hwloc, a real client of the status query (Debian's libhwloc)
     'hwloc_test': ('tools/pagestat/guest/hwloc_test.c', ['-lhwloc']),
     # The kernel's own selftests of what the series changes, from the
-    # tree's sources with what tools/testing/selftests/mm/Makefile adds
+    # tree's sources, linked as 7.3's tools/testing/selftests/mm/Makefile
+    # links them: "$(TEST_GEN_FILES): vm_util.c hugepage_settings.c",
+    # LDLIBS -lrt -lpthread -lm, and -lnuma for migration (checked against
+    # the tree's Makefile by selftest_link_problems())
     'migration': ((MM_TESTS + 'migration.c', MM_TESTS + 'vm_util.c',
-                   MM_TESTS + 'thp_settings.c'),
-                  ['-lnuma', '-lrt', '-lm']),
+                   MM_TESTS + 'hugepage_settings.c'),
+                  ['-lrt', '-lpthread', '-lm', '-lnuma']),
     'pagemap_ioctl': ((MM_TESTS + 'pagemap_ioctl.c', MM_TESTS + 'vm_util.c',
-                       MM_TESTS + 'thp_settings.c'),
-                      ['-lrt', '-lm']),
+                       MM_TESTS + 'hugepage_settings.c'),
+                      ['-lrt', '-lpthread', '-lm']),
 }
 
-# Upstream's own code, built as upstream builds it: without -Werror.
+# Upstream's own code, built as upstream builds it: without -Werror, with
+# the flags of 7.3's selftests lib.mk and mm Makefile that change the
+# code (lib.mk defines _GNU_SOURCE for every selftest).
 KERNEL_SELFTESTS = ('migration', 'pagemap_ioctl')
+SELFTEST_CFLAGS = ['-D_GNU_SOURCE=', '-U_FORTIFY_SOURCE']
 
 # Linked against shared libraries, which the initramfs then carries:
 # Debian's libhwloc.a needs a static libudev, which Debian does not ship.
 DYNAMIC_PROGS = ('hwloc_test',)
+
+# The directories of the harness's own sources, not in the kernel tree.
+REPO_DIRS = tuple(p for p in NOT_OVERLAY if p.endswith('/'))
+
+
+def prog_sources(t, srcs):
+    """The paths of the sources @srcs of a guest program: the harness's own
+    from the repository, the rest from the patched tree."""
+    return [os.path.join(REPO if src.startswith(REPO_DIRS) else t.tree, src)
+            for src in srcs]
+
+
+def selftest_link_problems(tree, progs=KERNEL_SELFTESTS):
+    """How the sources and libraries of GUEST_PROGS' kernel selftests
+    @progs differ from what @tree's tools/testing/selftests/mm/Makefile
+    links each with (its "$(TEST_GEN_FILES): ..." and
+    "$(OUTPUT)/prog: ..." prerequisites, its LDLIBS and
+    "$(OUTPUT)/prog: LDLIBS += ..."), as lines; none if they agree."""
+    mk = os.path.join(tree, MM_TESTS, 'Makefile')
+    if not os.path.exists(mk):
+        return ['%s is missing' % os.path.join(MM_TESTS, 'Makefile')]
+    text = read(mk)
+    common = set()
+    for m in re.finditer(r'^\$\(TEST_GEN_FILES\):(.*)$', text, re.M):
+        common.update(m.group(1).split())
+    libs = set()
+    for m in re.finditer(r'^LDLIBS\s*:?=(.*)$', text, re.M):
+        libs = set(m.group(1).split())
+    out = []
+    for prog in progs:
+        srcs, flags = GUEST_PROGS[prog]
+        want = {MM_TESTS + prog + '.c'} | {MM_TESTS + s for s in common}
+        want_libs = set(libs)
+        for m in re.finditer(r'^\$\(OUTPUT\)/%s:(.*)$' % re.escape(prog),
+                             text, re.M):
+            rest = m.group(1).split()
+            if rest[:2] == ['LDLIBS', '+=']:
+                want_libs.update(rest[2:])
+            else:
+                want.update(MM_TESTS + s for s in rest if s.endswith('.c'))
+        have_libs = {f for f in flags if f.startswith('-l')}
+        if set(srcs) != want:
+            out.append('%s: the Makefile links %s, the harness %s' % (
+                prog, ' '.join(sorted(want)), ' '.join(sorted(srcs))))
+        if have_libs != want_libs:
+            out.append('%s: the Makefile links %s, the harness %s' % (
+                prog, ' '.join(sorted(want_libs)),
+                ' '.join(sorted(have_libs))))
+    return out
 
 
 def build_guest_progs(t):
@@ -61,13 +119,21 @@ def build_guest_progs(t):
     make(t, 'headers', t.tree, hdrs, ['headers'])
     m32 = ['-idirafter', os.path.join(hdrs, 'usr', 'include')]
     built = {}
+    missing = ['%s: %s' % (name, p)
+               for name, (srcs, _) in sorted(GUEST_PROGS.items())
+               for p in prog_sources(t, (srcs,) if isinstance(srcs, str)
+                                     else srcs)
+               if not os.path.exists(p)]
+    if missing:
+        raise Failure('guest programs without their sources (moved or '
+                      'renamed?):\n  ' + '\n  '.join(missing))
+    problems = selftest_link_problems(t.tree)
+    if problems:
+        raise Failure('the kernel selftests are not built as the tree\'s '
+                      'Makefile builds them:\n  ' + '\n  '.join(problems))
     for name, (srcs, flags) in sorted(GUEST_PROGS.items()):
         srcs = (srcs,) if isinstance(srcs, str) else srcs
-        # The harness's own programs are not in the tree.
-        paths = [os.path.join(REPO if src.startswith('tools/pagestat/')
-                              else t.tree, src) for src in srcs]
-        if not all(os.path.exists(p) for p in paths):
-            continue
+        paths = prog_sources(t, srcs)
         binary = os.path.join(out, name)
         # As the selftests Makefile: the tree's top for <lib/...> headers,
         # the kernel's selftests its uapi headers (KHDR_INCLUDES).
@@ -76,7 +142,8 @@ def build_guest_progs(t):
                ([] if name in KERNEL_SELFTESTS else ['-Werror']) +
                ['-pthread', '-I', t.tree,
                 '-I', os.path.join(t.tree, 'tools', 'testing', 'selftests')] +
-               (['-isystem', os.path.join(hdrs, 'usr', 'include'),
+               (SELFTEST_CFLAGS +
+                ['-isystem', os.path.join(hdrs, 'usr', 'include'),
                  '-isystem', os.path.join(t.tree, 'tools', 'include', 'uapi'),
                  # Files they name after __FILE__ go to the guest's /tmp
                  '-fmacro-prefix-map=%s=/tmp' %

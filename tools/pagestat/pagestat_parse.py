@@ -201,6 +201,31 @@ def parse_ksft(lines):
     return results
 
 
+def ksft_plan(lines):
+    """The number of cases a kselftest program planned (its "1..N" line,
+    "1..0 # SKIP ..." when it skipped them all), or None."""
+    for ln in lines:
+        m = re.match(r'1\.\.(\d+)\b', ln)
+        if m:
+            return int(m.group(1))
+    return None
+
+
+def plan_problem(lines, ncases):
+    """'' if a kselftest run whose output is @lines reported @ncases cases,
+    as many as it planned, else what is wrong: no plan, a count that
+    differs (a run that stopped early, or a plan that the cases do not
+    meet, which kselftest.h's ksft_finished() fails without naming a
+    case), or kselftest.h's own complaint."""
+    plan = ksft_plan(lines)
+    if plan is None:
+        return 'no plan ("1..N") in its output'
+    if plan != ncases:
+        return 'it planned %d cases and reported %d' % (plan, ncases)
+    said = [ln for ln in lines if 'Planned tests != run tests' in ln]
+    return said[0].strip() if said else ''
+
+
 def decode_dump(text):
     """The statuses of a dump line: '0x3 [0 -2]x2 1' -> [0,0,0,0,-2,0,-2,1]."""
     out = []

@@ -19,7 +19,7 @@ from pagestat_qemu import (
 from pagestat_build import DEBUG_FLAVORS, FLAVORS
 from pagestat_parse import (
     decode_dump, parse_bench, parse_checks, parse_ksft, parse_tap,
-    split_runs)
+    plan_problem, split_runs)
 from pagestat_guest import guest_run, guest_setup
 from pagestat_bench import BENCH_CASES
 from pagestat_check import ROBOT_BUILDS, robot_slug
@@ -44,38 +44,55 @@ def iter_tests(suite):
             yield t
 
 
-# Tests that fail on a stock 6.12 kernel for a 32-bit caller, as each
-# queries more than 16 pages in one call: stock do_pages_stat() misreads a
-# compat pointer array past its 16th entry (fixed by patch 0001).
-# Reported as an expected difference.
-STOCK_COMPAT_BUG = ('stat.layout', 'stat.arrays')
+# The expected differences: what stock 7.3.4 fails by a bug the series
+# fixes.  (6.12's compat bug, a 32-bit caller's pointer array misread past
+# its 16th entry, is fixed in 7.3 by upstream's 10d04c26ab2b: stock and
+# patched must agree on 32-bit callers too.)
 
-# Stock 6.12 reports -EBUSY for the address after the first of a huge page
-# that move_pages() moves (patch 2 fixes it): these move THPs or hugetlb
-# pages, check every status, and fail on stock.
+# Stock 7.3 reports -EBUSY for the address after the first of a huge page
+# that move_pages() moves ("mm/migrate: do not report -EBUSY for addresses
+# of a queued folio" fixes it): these move THPs or hugetlb pages, check
+# every status, and fail on stock.
 STOCK_MOVE_EBUSY = ('stat.hugetlb_1g', 'move.to_node_1', 'move.move_all',
-                    'move.by_pid', 'move.reversed_twice', 'move.small_calls')
+                    'move.reversed_twice', 'move.small_calls')
 
 EBUSY = -16
 
-# Stock 6.12's PAGEMAP_SCAN leaves walk_end where its buffer first filled
-# after a walk that ran to the end (patch 3 fixes it, and adds these cases
-# to the kernel's pagemap_ioctl selftest).
+# Stock 7.3's PAGEMAP_SCAN leaves walk_end where its buffer first filled
+# after a walk that ran to the end ("fs/proc/task_mmu: set PAGEMAP_SCAN
+# walk_end after a complete walk" fixes it, and adds these two cases to
+# the kernel's pagemap_ioctl selftest, whose plan is 121 with them).
 STOCK_WALK_END = ('walk_end_tests all regions, walk_end at the end',
                   'walk_end_tests resumed at walk_end, each region once')
+
+
+# Which program each expected difference is a case of: a stock run of it
+# must report each (expected_seen()).
+EXPECTED_IN = {'move_pages_stat': STOCK_MOVE_EBUSY,
+               'move_pages_stat_32': STOCK_MOVE_EBUSY,
+               'pagemap_ioctl': STOCK_WALK_END}
+
+
+def expected_seen(results, label, prog, names):
+    """On a stock kernel (@label), every expected difference of @prog must
+    be among @names, the cases its run reported: one removed or renamed
+    would leave the expectation, and the test of the fix, unseen."""
+    if not label.startswith('stock') or prog not in EXPECTED_IN:
+        return
+    missing = [n for n in EXPECTED_IN[prog] if n not in names]
+    results.record('%s on %s: reports the cases of the expected '
+                   'differences' % (prog, label), not missing,
+                   'not among its cases: %s' % ', '.join(missing))
 
 
 def expected_on(label):
     """The selftests a run fails by a known bug of the kernel, and why."""
     out = {}
     if label.startswith('stock'):
-        out.update((t, 'the -EBUSY of stock 6.12 for the rest of a queued '
+        out.update((t, 'the -EBUSY of stock 7.3 for the rest of a queued '
                     'huge page') for t in STOCK_MOVE_EBUSY)
-        out.update((t, "the stale walk_end of stock 6.12's PAGEMAP_SCAN")
+        out.update((t, "the stale walk_end of stock 7.3's PAGEMAP_SCAN")
                    for t in STOCK_WALK_END)
-    if label.startswith('stock') and label.endswith('32-bit'):
-        out.update((t, 'the known compat bug of stock 6.12')
-                   for t in STOCK_COMPAT_BUG)
     return out
 
 
@@ -97,8 +114,9 @@ def ebusy_fixed(a, b):
 
 def compare_dumps(results, what, a, b, skip_tests=()):
     """Every dump of stock a must equal patched b's; name the first
-    differing entry.  Move statuses (kind M) may differ where stock 6.12
-    reports -EBUSY for a folio queued earlier in the call (patch 2)."""
+    differing entry.  Move statuses (kind M) may differ where stock 7.3
+    reports -EBUSY for a folio queued earlier in the call (the -EBUSY
+    fix)."""
     diffs, compared, fixed = [], 0, []
     for key in sorted(set(a) | set(b), key=str):
         if key[0] in skip_tests:
@@ -115,8 +133,8 @@ def compare_dumps(results, what, a, b, skip_tests=()):
                 a[key][:300], b[key][:300]))
     if fixed:
         say('%s: %d move status dumps differ only by the -EBUSY of stock '
-            '6.12 (expected difference): %s' % (what, len(fixed),
-                                                 ' '.join(fixed)))
+            '7.3 (expected difference): %s' % (what, len(fixed),
+                                                ' '.join(fixed)))
     results.record(what, not diffs and compared > 0,
                    '\n'.join(diffs[:10]) or 'no dumps to compare')
 
@@ -192,7 +210,7 @@ def case_key(name):
 
 def compare_cases(results, what, a, b):
     """Two kernels' per-case results must be the same, case by case, but
-    for the cases stock 6.12 fails by a bug the series fixes."""
+    for the cases stock 7.3 fails by a bug the series fixes."""
     known = {no_figures(n) for n in expected_on('stock')}
     a, b = ({case_key(n): r for n, r in x.items()} for x in (a, b))
     diffs = ['%s %s: %s against %s' % (n + (a.get(n, 'absent'),
@@ -233,7 +251,13 @@ def kernel_test_results(t, results, flavor, prog, lines, rerun=None):
     """Count a kernel selftest's cases on @flavor, the failed cases of a
     best-effort one as they run again by @rerun; a run that executes no
     case, or skips every one, fails with the reason.  Its results."""
-    res = rerun_failed(prog, flavor, parse_ksft(lines), rerun)
+    first = parse_ksft(lines)
+    # A run that stopped early, or a plan its cases do not meet (which
+    # kselftest.h's ksft_finished() fails by its exit status alone)
+    why = plan_problem(lines, len(first))
+    results.record('%s on %s: ran the cases it planned' % (prog, flavor),
+                   not why, why + '; last lines:\n' + '\n'.join(lines[-15:]))
+    res = rerun_failed(prog, flavor, first, rerun)
     skipped = [n for n, r in res.items() if r == 'skip']
     why = ('skipped every case, the first: %s' % skipped[0] if skipped
            else 'no case ran')
@@ -241,6 +265,7 @@ def kernel_test_results(t, results, flavor, prog, lines, rerun=None):
                    bool(res) and len(skipped) < len(res),
                    why + '; last lines:\n' + '\n'.join(lines[-15:]))
     record_tap(results, flavor, res, t.logs)
+    expected_seen(results, flavor, prog, {ksft_case(n)[1] for n in first})
     pair = PAIRS.put(prog, flavor, res)
     if pair:
         compare_cases(results, '%s: %s and %s give the same per-case '
@@ -266,19 +291,31 @@ def hwloc_results(results, flavor, status, body):
                                                    '\n'.join(pair[1])))
 
 
+def have_prog(results, progs, prog, where):
+    """Whether the guest program @prog is among @progs; one that is not
+    fails the run, named as the runs on @where that it leaves out
+    (build_guest_progs() fails first on a missing source)."""
+    if prog in progs:
+        return True
+    results.record('%s on %s: built' % (prog, where), False,
+                   '%s is not among the guest programs (%s)'
+                   % (prog, ' '.join(sorted(progs)) or 'none'))
+    return False
+
+
 def client_runs(t, results, kernels, initrd, progs, flavors):
     """hwloc's memory location query and the kernel's own selftests on
     the boot kernels @flavors; whichever job runs the second kernel of a
     pair compares the two."""
     for flavor in flavors:
-        if 'hwloc_test' in progs:
+        if have_prog(results, progs, 'hwloc_test', flavor):
             got = guest_run(t, results, 'hwloc on %s' % flavor, flavor,
                             kernels[flavor], initrd, ['/bin/hwloc_test'],
                             timeout=600)
             if got:
                 hwloc_results(results, flavor, *got)
         for prog, numa in KERNEL_TESTS:
-            if prog not in progs:
+            if not have_prog(results, progs, prog, flavor):
                 continue
             kw = {'numa': numa} if numa else {}
             run = functools.partial(guest_run, t, results, flavor=flavor,
@@ -314,10 +351,11 @@ def count_tap(t, results, label, prog, lines):
     """Count the TAP results in @prog's output @lines (none fails); its
     dumps."""
     res, dumps = parse_tap(lines)
-    if not res:
-        results.record('selftest %s: %s' % (label, prog), False,
-                       '\n'.join(lines[-30:]))
+    why = plan_problem(lines, len(res)) if res else 'no TAP result'
+    results.record('selftest %s: %s ran the tests it planned' % (label, prog),
+                   not why, why + '; last lines:\n' + '\n'.join(lines[-30:]))
     record_tap(results, label, res, t.logs)
+    expected_seen(results, label, prog, set(res))
     return dumps
 
 
@@ -326,7 +364,7 @@ def selftest_runs(t, results, kernels, initrd, progs):
     runs = {}
     for flavor in ('stock', 'patched'):
         for prog in ('move_pages_stat', 'move_pages_stat_32'):
-            if prog not in progs:
+            if not have_prog(results, progs, prog, flavor):
                 continue
             bits = '32-bit' if prog.endswith('_32') else '64-bit'
             dumps = selftest_run(t, results, kernels, initrd, flavor, prog,
@@ -337,8 +375,7 @@ def selftest_runs(t, results, kernels, initrd, progs):
         if ('stock', bits) in runs and ('patched', bits) in runs:
             compare_dumps(results, 'selftest %s: stock and patched give '
                           'the same statuses' % bits, runs[('stock', bits)],
-                          runs[('patched', bits)],
-                          STOCK_COMPAT_BUG if bits == '32-bit' else ())
+                          runs[('patched', bits)])
     if ('patched', '64-bit') in runs and ('patched', '32-bit') in runs:
         only_p = [{k: v for k, v in runs[('patched', b)].items()
                    if k[1] == 'P'} for b in ('64-bit', '32-bit')]
@@ -353,7 +390,8 @@ def debug_runs(t, results, kernels, initrd, progs, flavors=DEBUG_FLAVORS):
     # One boot per kernel: a debug kernel takes over a minute to boot
     want = [p for p in ('move_pages_stat', 'move_pages_stat_32',
                         'hwloc_test') +
-            tuple(k for k, _ in KERNEL_TESTS) if p in progs]
+            tuple(k for k, _ in KERNEL_TESTS)
+            if have_prog(results, progs, p, ' and '.join(flavors))]
     argv = []
     for p in want:
         argv += ([';'] if argv else []) + ['/bin/' + p]
@@ -384,12 +422,10 @@ def debug_runs(t, results, kernels, initrd, progs, flavors=DEBUG_FLAVORS):
 
 
 def vamap_tests(t, results, kernels, initrd, progs):
-    """tools/mm/numa_vamap against the layout vamap_test builds."""
-    if 'vamap_test' not in progs:
-        return
-    if 'numa_vamap' not in progs:
-        results.record('numa_vamap: tools/mm/numa_vamap.c is in the series',
-                       False)
+    """tools/numa_vamap/numa_vamap against the layout vamap_test
+    builds."""
+    if not all([have_prog(results, progs, p, 'stock and patched')
+                for p in ('vamap_test', 'numa_vamap')]):
         return
     for flavor in ('stock', 'patched'):
         got = guest_run(t, results, 'numa_vamap on %s' % flavor, flavor,
@@ -412,7 +448,7 @@ def boot_runs(t, results, kernels, initrd, progs):
     """The programs on the boot kernels, stock against patched."""
     outs = {}
     for flavor in ('stock', 'patched'):
-        if 'smoke' not in progs:
+        if not have_prog(results, progs, 'smoke', 'stock and patched'):
             break
         got = guest_run(t, results, 'smoke on %s' % flavor, flavor,
                         kernels[flavor], initrd, ['/bin/smoke'],
@@ -435,7 +471,8 @@ def bench_runs(t, results, kernels, initrd, progs):
     """The benchmark checks every status it gets: run it small, as a
     test."""
     for flavor in ('stock', 'patched'):
-        if 'move_pages_bench' not in progs:
+        if not have_prog(results, progs, 'move_pages_bench',
+                         'stock and patched'):
             break
         label = 'move_pages_bench on %s' % flavor
         got = guest_run(t, results, label, flavor, kernels[flavor], initrd,

@@ -5,10 +5,44 @@ run."""
 import os
 import tempfile
 import unittest
+from unittest import mock
 
-import harness_util  # noqa: F401 (the modules' path)
-from pagestat_common import Failure
-from pagestat_guest import check_console, initramfs_spec
+from harness_util import write
+from pagestat_common import REPO, Failure
+import pagestat_guest
+from pagestat_guest import (
+    GUEST_PROGS, KERNEL_SELFTESTS, MM_TESTS, build_guest_progs,
+    check_console, initramfs_spec, prog_sources, selftest_link_problems)
+
+# What 7.3's tools/testing/selftests/mm/Makefile says of the two kernel
+# selftests the harness builds, trimmed.
+MM_MAKEFILE_73 = """CFLAGS = -Wall -O2 -I $(top_srcdir) $(EXTRA_CFLAGS) $(KHDR_INCLUDES)
+LDLIBS = -lrt -lpthread -lm
+TEST_GEN_FILES += migration
+TEST_GEN_FILES += pagemap_ioctl
+include ../lib.mk
+
+$(TEST_GEN_PROGS): vm_util.c hugepage_settings.c
+$(TEST_GEN_FILES): vm_util.c hugepage_settings.c
+
+$(OUTPUT)/uffd-stress: uffd-common.c
+$(OUTPUT)/ksm_tests: LDLIBS += -lnuma
+
+$(OUTPUT)/migration: LDLIBS += -lnuma
+"""
+
+
+def toy_tree(d, makefile=MM_MAKEFILE_73, skip=()):
+    """A tree with the sources of GUEST_PROGS that are the tree's, but
+    those in @skip."""
+    tree = os.path.join(d, 'tree')
+    write(os.path.join(tree, MM_TESTS, 'Makefile'), makefile)
+    for name, (srcs, _) in GUEST_PROGS.items():
+        for src in (srcs,) if isinstance(srcs, str) else srcs:
+            if src not in skip and not src.startswith(('tools/pagestat/',
+                                                       'tools/numa_vamap/')):
+                write(os.path.join(tree, src), 'int x;\n')
+    return tree
 
 # The report of the KUnit boot that failed at random (5-level paging),
 # trimmed, as the reproduction gave it; its frames are none of the series'.
@@ -69,6 +103,79 @@ class InitramfsTest(unittest.TestCase):
                       lines)
         self.assertLess(lines.index('dir /lib64 0755 0 0'),
                         lines.index('nod /dev/console 0600 0 0 c 5 1'))
+
+
+class GuestProgsTest(unittest.TestCase):
+    def test_harness_sources_from_the_repository(self):
+        """The harness's own programs come from the repository, where
+        each of them is; the rest from the tree."""
+        t = mock.Mock(tree='/tree')
+        for name, (srcs, _) in GUEST_PROGS.items():
+            srcs = (srcs,) if isinstance(srcs, str) else srcs
+            for path in prog_sources(t, srcs):
+                if path.startswith(REPO):
+                    self.assertTrue(os.path.exists(path), (name, path))
+                else:
+                    self.assertTrue(path.startswith('/tree/'), (name, path))
+        self.assertEqual(prog_sources(t, ['tools/numa_vamap/numa_vamap.c']),
+                         [os.path.join(REPO, 'tools/numa_vamap/numa_vamap.c')])
+        self.assertEqual(prog_sources(
+            t, ['tools/pagestat/guest/move_pages_bench.c']),
+            [os.path.join(REPO, 'tools/pagestat/guest/move_pages_bench.c')])
+
+    def test_selftests_linked_as_the_makefile_says(self):
+        with tempfile.TemporaryDirectory() as d:
+            tree = toy_tree(d)
+            self.assertEqual(selftest_link_problems(tree), [])
+            # 6.12's helper, or a library the Makefile dropped
+            old = MM_MAKEFILE_73.replace('hugepage_settings.c',
+                                         'thp_settings.c')
+            write(os.path.join(tree, MM_TESTS, 'Makefile'), old)
+            got = selftest_link_problems(tree)
+            self.assertEqual(len(got), len(KERNEL_SELFTESTS))
+            self.assertIn('thp_settings.c', got[0])
+            write(os.path.join(tree, MM_TESTS, 'Makefile'),
+                  MM_MAKEFILE_73.replace('-lpthread ', ''))
+            self.assertEqual(len(selftest_link_problems(tree)),
+                             len(KERNEL_SELFTESTS))
+
+    def build(self, tree):
+        t = mock.Mock(tree=tree, build=os.path.dirname(tree))
+        with mock.patch.object(pagestat_guest, 'make'), \
+                mock.patch.object(pagestat_guest, 'run') as run:
+            try:
+                return build_guest_progs(t)
+            finally:
+                self.ran = run.call_args_list
+
+    def test_missing_source_fails(self):
+        """A guest program whose sources are missing fails the build of
+        the guest programs (it was skipped on 6.12's harness)."""
+        gone = MM_TESTS + 'hugepage_settings.c'
+        with tempfile.TemporaryDirectory() as d:
+            with self.assertRaises(Failure) as cm:
+                self.build(toy_tree(d, skip=(gone,)))
+            msg = str(cm.exception)
+            self.assertIn('migration: %s' % os.path.join(d, 'tree', gone),
+                          msg)
+            self.assertIn('pagemap_ioctl: ', msg)
+            self.assertEqual(self.ran, [])
+            # All there: every program is built, none left out
+            progs = self.build(toy_tree(d))
+            self.assertEqual(sorted(progs), sorted(GUEST_PROGS))
+            cmd = [c[0][0] for c in self.ran
+                   if any(a.endswith('/migration.c') for a in c[0][0])][0]
+            self.assertIn(os.path.join(d, 'tree', gone), cmd)
+            self.assertIn('-D_GNU_SOURCE=', cmd)
+            self.assertIn('-lnuma', cmd)
+
+    def test_makefile_disagrees_fails(self):
+        with tempfile.TemporaryDirectory() as d:
+            tree = toy_tree(d, makefile=MM_MAKEFILE_73.replace(
+                'vm_util.c hugepage_settings.c',
+                'vm_util.c hugepage_settings.c thp_helpers.c'))
+            with self.assertRaisesRegex(Failure, 'thp_helpers.c'):
+                self.build(tree)
 
 
 class ConsoleTest(unittest.TestCase):

@@ -9,8 +9,8 @@ import unittest
 import harness_util  # noqa: F401 (the modules' path)
 from pagestat_common import Results
 from pagestat_parse import (
-    console_splats, decode_dump, parse_guest_output, parse_kunit_json,
-    parse_ksft, parse_tap, split_runs)
+    console_splats, decode_dump, ksft_plan, parse_guest_output,
+    parse_kunit_json, parse_ksft, parse_tap, plan_problem, split_runs)
 from pagestat_test import compare_dumps, first_difference
 
 
@@ -76,6 +76,26 @@ class KsftTest(unittest.TestCase):
             '2 migration.shared_anon Not enough threads': 'skip',
             '3 hugetlb pages not available': 'skip',
             '4 sanity_tests_sd wrong flag specified': 'fail'})
+
+
+class PlanTest(unittest.TestCase):
+    def test_plan(self):
+        self.assertEqual(ksft_plan(['TAP version 13', '1..121']), 121)
+        # kselftest.h's ksft_exit_skip() before any plan
+        self.assertEqual(ksft_plan(['1..0 # SKIP Failed to initialize '
+                                    'userfaultfd']), 0)
+        self.assertIsNone(ksft_plan(['ok 1 a']))
+
+    def test_plan_problem(self):
+        lines = ['TAP version 13', '1..3', 'ok 1 a', 'ok 2 b', 'ok 3 c']
+        self.assertEqual(plan_problem(lines, 3), '')
+        self.assertEqual(plan_problem(lines[:4], 2),
+                         'it planned 3 cases and reported 2')
+        self.assertIn('no plan', plan_problem(lines[2:], 3))
+        # kselftest.h's own count, as ksft_print_cnts() prints it
+        self.assertEqual(plan_problem(
+            lines + ['# Planned tests != run tests (3 != 4)'], 3),
+            '# Planned tests != run tests (3 != 4)')
 
 
 class TapTest(unittest.TestCase):

@@ -4,6 +4,7 @@
 import contextlib
 import io
 import os
+import re
 import tempfile
 import threading
 import time
@@ -11,10 +12,11 @@ import unittest
 from unittest import mock
 
 import harness_util  # noqa: F401 (the modules' path)
-from pagestat_common import Failure, Results
+from pagestat_common import REPO, Failure, Results
 from pagestat_test import (
-    STOCK_COMPAT_BUG, STOCK_MOVE_EBUSY, STOCK_WALK_END, Pairs, compare_cases,
-    expected_on, guest_jobs, rerun_failed, run_estimate, run_jobs, tier_says)
+    STOCK_MOVE_EBUSY, STOCK_WALK_END, Pairs, compare_cases, expected_on,
+    guest_jobs, have_prog, kernel_test_results, rerun_failed, run_estimate,
+    run_jobs, tier_says)
 import pagestat_test
 
 
@@ -24,13 +26,27 @@ class ExpectedTest(unittest.TestCase):
         self.assertEqual(expected_on('patched 32-bit'), {})
         self.assertEqual(sorted(expected_on('stock 64-bit')),
                          sorted(STOCK_MOVE_EBUSY + STOCK_WALK_END))
+        # 6.12's compat bug is fixed in 7.3: a 32-bit caller meets only
+        # what a 64-bit one meets
         both = expected_on('stock 32-bit')
-        for t in STOCK_MOVE_EBUSY + STOCK_COMPAT_BUG:
-            self.assertIn(t, both)
+        self.assertEqual(both, expected_on('stock 64-bit'))
+        for t in ('stat.layout', 'stat.arrays'):
+            self.assertNotIn(t, both)
         self.assertIn('-EBUSY', both['move.to_node_1'])
         self.assertIn('walk_end', both[STOCK_WALK_END[1]])
         self.assertNotIn(STOCK_WALK_END[1], expected_on('patched 64-bit'))
-        self.assertIn('compat', both['stat.layout'])
+        # Named for the base they are of
+        for why in both.values():
+            self.assertIn('stock 7.3', why)
+            self.assertNotIn('6.12', why)
+
+    def test_no_6_12_in_messages(self):
+        # what the guest runs print is about stock 7.3 now
+        import pagestat_test as mod
+        with open(mod.__file__) as f:
+            code = f.read()
+        strings = re.findall(r"'[^'\n]*'|\"[^\"\n]*\"", code)
+        self.assertEqual([x for x in strings if '6.12' in x], [])
 
     def test_debug_kernels(self):
         # the debug kernels' runs meet the same known bugs
@@ -201,6 +217,102 @@ class EstimateTest(unittest.TestCase):
             full = run_estimate(build, stock, True)
             self.assertIn('first builds of kunit-arm64, patched-debug', full)
             self.assertIn('about %d minutes' % (12 + 28 + 3), full)
+
+
+class ExpectedSeenTest(unittest.TestCase):
+    def test_names_are_the_tests(self):
+        """Each expected difference names a case its program has: a
+        TEST_F of move_pages_stat.c, a case the walk_end patch adds to
+        pagemap_ioctl.c."""
+        with open(os.path.join(REPO, 'tools', 'testing',
+                               'selftests', 'mm', 'move_pages_stat.c')) as f:
+            tests = {'%s.%s' % m for m in re.findall(
+                r'^TEST_F(?:_TIMEOUT)?\((\w+), (\w+)', f.read(), re.M)}
+        for name in STOCK_MOVE_EBUSY:
+            self.assertIn(name, tests)
+        with open(os.path.join(REPO, 'patches',
+                               'fs-proc-task_mmu-set-PAGEMAP_SCAN-walk_end-'
+                               'after-a-complete-walk.patch')) as f:
+            patch = f.read()
+        for name in STOCK_WALK_END:
+            func, msg = name.split(' ', 1)
+            self.assertIn('static void %s(void)' % func, patch)
+            self.assertIn('"%%s %s\\n", __func__' % msg, patch)
+
+    def test_unseen_fails_on_stock(self):
+        r = Results()
+        with contextlib.redirect_stdout(io.StringIO()):
+            pagestat_test.expected_seen(r, 'stock 64-bit', 'move_pages_stat',
+                                        set(STOCK_MOVE_EBUSY))
+            pagestat_test.expected_seen(r, 'patched', 'pagemap_ioctl', set())
+            pagestat_test.expected_seen(r, 'stock', 'migration', set())
+            pagestat_test.expected_seen(r, 'stock-debug', 'pagemap_ioctl',
+                                        {STOCK_WALK_END[0]})
+        self.assertEqual((r.passed, r.failed), (1, 1))
+        self.assertIn(STOCK_WALK_END[1], r.failures[0][1])
+
+
+class MissingProgramTest(unittest.TestCase):
+    def test_missing_program_fails(self):
+        r = Results()
+        self.assertTrue(have_prog(r, {'smoke': '/g/smoke'}, 'smoke', 'x'))
+        with contextlib.redirect_stdout(io.StringIO()):
+            self.assertFalse(have_prog(r, {'smoke': '/g/smoke'},
+                                       'pagemap_ioctl', 'stock'))
+        self.assertEqual((r.passed, r.failed), (0, 1))
+        self.assertEqual(r.failures[0][0], 'pagemap_ioctl on stock: built')
+
+    def test_runs_fail_without_their_programs(self):
+        # Every job that would have skipped a program quietly fails
+        r = Results()
+        a = (None, r, {'stock': 'k', 'patched': 'k'}, 'i', {})
+        with contextlib.redirect_stdout(io.StringIO()):
+            pagestat_test.client_runs(*a, flavors=('stock',))
+            pagestat_test.selftest_runs(*a)
+            pagestat_test.vamap_tests(*a)
+            pagestat_test.bench_runs(*a)
+            pagestat_test.debug_runs(*a, flavors=('stock-debug',))
+        names = [n for n, _ in r.failures]
+        for prog in ('hwloc_test', 'migration', 'pagemap_ioctl',
+                     'move_pages_stat', 'move_pages_stat_32', 'vamap_test',
+                     'numa_vamap', 'move_pages_bench'):
+            self.assertTrue([n for n in names if n.startswith(prog + ' ')],
+                            prog)
+        self.assertEqual(r.passed, 0)
+
+
+class PlanTest(unittest.TestCase):
+    """A kernel selftest must report every case it planned."""
+
+    def run_lines(self, lines, prog='pagemap_ioctl'):
+        r = Results()
+        t = mock.Mock(logs='/logs')
+        with mock.patch.object(pagestat_test, 'PAIRS', Pairs()), \
+                contextlib.redirect_stdout(io.StringIO()):
+            kernel_test_results(t, r, 'patched', prog, lines)
+        return r
+
+    CASES = ['ok %d case %d' % (i, i) for i in range(1, 122)]
+
+    def test_plan_met(self):
+        r = self.run_lines(['TAP version 13', '1..121'] + self.CASES +
+                           ['# Totals: pass:121 fail:0'])
+        self.assertEqual(r.failed, 0)
+
+    def test_plan_short(self):
+        # 121 planned, the run stopped (or the plan is wrong) after 119:
+        # ksft_finished() fails only the exit status, which no case shows
+        r = self.run_lines(['TAP version 13', '1..121'] + self.CASES[:119] +
+                           ['# Planned tests != run tests (121 != 119)'])
+        self.assertEqual([n for n, _ in r.failures],
+                         ['pagemap_ioctl on patched: ran the cases it '
+                          'planned'])
+        self.assertIn('planned 121 cases and reported 119',
+                      r.failures[0][1])
+
+    def test_no_plan(self):
+        r = self.run_lines(self.CASES[:3])
+        self.assertIn('no plan', r.failures[0][1])
 
 
 class PairsTest(unittest.TestCase):
