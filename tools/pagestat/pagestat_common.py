@@ -60,8 +60,6 @@ PACKAGES = [
     # 7.3 needs clang 17 or later: Debian 12's clang-19, run as LLVM=-19.
     ('sparse', 'cmd:sparse'), ('clang-19', 'cmd:clang-19'),
     ('lld-19', 'cmd:ld.lld-19'), ('llvm-19', 'cmd:llvm-ar-19'),
-    # /bin/sh (Essential: never missing) runs the tree's
-    # scripts/checker-valid.sh, and dpkg-deb for the base
     ('gcc-aarch64-linux-gnu', 'cmd:aarch64-linux-gnu-gcc'),
     ('gcc-powerpc64le-linux-gnu', 'cmd:powerpc64le-linux-gnu-gcc'),
     ('gcc-s390x-linux-gnu', 'cmd:s390x-linux-gnu-gcc'),
@@ -76,7 +74,7 @@ PACKAGES = [
 
 # Programs every Debian system has (Essential: yes, or the interpreter that
 # runs the harness itself): never installed, never missing.
-ESSENTIAL_CMDS = {'cp', 'tar', 'python3', 'ldd', 'sh'}
+ESSENTIAL_CMDS = {'cp', 'tar', 'python3', 'ldd', 'sh', 'dpkg-deb'}
 
 
 class Failure(Exception):
