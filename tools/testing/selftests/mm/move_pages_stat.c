@@ -33,7 +33,7 @@
 #define ANON			(MAP_PRIVATE | MAP_ANONYMOUS)
 #define DUMP			getenv("MOVE_PAGES_STAT_DUMP")
 #define FAIL_PAGE_ALLOC		"/sys/kernel/debug/fail_page_alloc/"
-#define KNOB(k, v)		write_file(FAIL_PAGE_ALLOC k, v)
+#define CGROUP			"/sys/fs/cgroup/move_pages_stat"
 
 /* Page, PMD and PUD sizes; the first two nodes with memory, one without */
 static unsigned long psz, hpsz, gpsz;
@@ -43,17 +43,6 @@ static long move_pages(int pid, unsigned long n, void **pages,
 		       const int *nodes, int *status, int flags)
 {
 	return syscall(SYS_move_pages, pid, n, pages, nodes, status, flags);
-}
-
-/* A query 16 entries a call: stock 6.12 misreads longer compat ones */
-static long query_16(int pid, unsigned long n, void **pages, int *status)
-{
-	unsigned long i;
-	long ret = 0;
-
-	for (i = 0; i < n && !ret; i += 16)
-		ret = move_pages(pid, n - i < 16 ? n - i : 16, pages + i, NULL, status + i, 0);
-	return ret;
 }
 
 static int bind_node(void *p, size_t len, int node)
@@ -67,14 +56,21 @@ static int bind_node(void *p, size_t len, int node)
 	return syscall(SYS_mbind, p, len, MPOL_BIND, m, 8 * sizeof(m), 0);
 }
 
+static int read_str(const char *path, char *buf, size_t size)
+{
+	int fd = open(path, O_RDONLY);
+	ssize_t n = fd < 0 ? -1 : read(fd, buf, size - 1);
+
+	close(fd);
+	buf[n > 0 ? n : 0] = 0;
+	return n < 0 ? -1 : 0;
+}
+
 static unsigned long read_ulong(const char *path)
 {
-	FILE *f = fopen(path, "r");
-	unsigned long v = 0;
+	char buf[32];
 
-	if (f && fscanf(f, "%lu", &v) != 1)
-		v = 0;
-	return f && !fclose(f) ? v : 0;
+	return read_str(path, buf, sizeof(buf)) ? 0 : strtoul(buf, NULL, 10);
 }
 
 static int write_file(const char *path, const char *s)
@@ -174,12 +170,37 @@ static void check_stat(struct __test_metadata *_metadata, const int *want,
 				 st[first], first < until ? want[first] : UNSET);
 }
 
+/* The fail_page_alloc knobs a case sets, and their values */
+static const char *const knobs[][2] = {
+	{ FAIL_PAGE_ALLOC "task-filter", "Y" }, { FAIL_PAGE_ALLOC "ignore-gfp-wait", "N" },
+	{ FAIL_PAGE_ALLOC "min-order", "0" }, { FAIL_PAGE_ALLOC "probability", "100" },
+	{ FAIL_PAGE_ALLOC "verbose", "0" }, { FAIL_PAGE_ALLOC "times", "1" },
+};
+
+enum { UNDO_CPUSET = 1, UNDO_CGROUP = 2 };
+
 /* A layout: each page's status queried, and moved to n1 (UNSET: unknown) */
 struct layout {
 	void **pages;
 	int *stat, *move;
 	unsigned long n, small;	/* units: pages; small: the 4 KiB ones */
+	/* What a case changed, undone by the parent whatever the case's end */
+	char knob[ARRAY_SIZE(knobs)][24];
+	int undo;
 };
+
+static void undo(struct layout *l)
+{
+	int k;
+
+	/* Saved in order, up to the first that could not be read */
+	for (k = 0; k < ARRAY_SIZE(knobs) && l->knob[k][0]; k++)
+		write_file(knobs[k][0], l->knob[k]);
+	if (l->undo & UNDO_CGROUP)
+		rmdir(CGROUP);
+	if (l->undo & UNDO_CPUSET)
+		write_file("/sys/fs/cgroup/cgroup.subtree_control", "-cpuset");
+}
 
 static void add(struct layout *l, char *p, unsigned long nr, int stat, int move)
 {
@@ -268,31 +289,38 @@ static void setup(struct __test_metadata *_metadata, struct layout *l)
 	add(l, shm, 4, n0, -EACCES);
 	close(fd);
 	fd = open("/tmp/move_pages_stat.file", O_RDWR | O_CREAT | O_TRUNC, 0600);
+	ASSERT_TRUE(fd >= 0 && !unlink("/tmp/move_pages_stat.file"));
 	ASSERT_EQ((ssize_t)(2 * psz), write(fd, p, 2 * psz));
 	h = mmap(NULL, 4 * psz, RW, MAP_PRIVATE, fd, 0);
-	ASSERT_TRUE(h != MAP_FAILED && !unlink("/tmp/move_pages_stat.file"));
+	ASSERT_TRUE(h != MAP_FAILED);
 	h[psz] = __atomic_load_n(h, __ATOMIC_RELAXED);
 	add(l, h, 2, n0, n1);
 	add(l, h + 2 * psz, 2, -ENOENT, -ENOENT);
-	/* NULL, the top page, a kernel and (64-bit) a non-canonical address */
+	/*
+	 * NULL, then past TASK_SIZE: the top page, a kernel and a non-canonical
+	 * address.  A 32-bit task can name neither of the last two: it gets the
+	 * last page and byte of its 4 GiB instead, past its TASK_SIZE too.
+	 */
 	add(l, NULL, 1, -EFAULT, -EFAULT);
 	add(l, (char *)(-2 * psz), 1, -EFAULT, -EFAULT);
-	add(l, (char *)(uintptr_t)0xffffffff81000000ULL, 1, -EFAULT, -EFAULT);
-	add(l, (char *)(uintptr_t)(1ULL << (8 * sizeof(long) - 1)), 1, -EFAULT, -EFAULT);
+	add(l, (char *)(uintptr_t)(sizeof(long) == 8 ? 0xffffffff81000000ULL : -psz), 1,
+	    -EFAULT, -EFAULT);
+	add(l, (char *)(uintptr_t)(sizeof(long) == 8 ? 1ULL << 63 : -1), 1, -EFAULT, -EFAULT);
 }
 
+/* Queries and moves of the layout; the parent undoes what a case changed */
 FIXTURE(stat) {
 	struct layout l;
 };
 
-FIXTURE_SETUP(stat)
-{
-	setup(_metadata, &self->l);
-}
+FIXTURE(move) {
+	struct layout l;
+};
 
-FIXTURE_TEARDOWN(stat)
-{
-}
+FIXTURE_SETUP(stat) { setup(_metadata, &self->l); }
+FIXTURE_SETUP(move) { setup(_metadata, &self->l); }
+FIXTURE_TEARDOWN_PARENT(stat) { undo(&self->l); }
+FIXTURE_TEARDOWN_PARENT(move) { undo(&self->l); }
 
 TEST_F(stat, layout)
 {
@@ -359,7 +387,7 @@ TEST_F_TIMEOUT(stat, hugetlb_1g, 600)
 		SKIP(return, "no PUD-size hugetlb page (or 32-bit)");
 	ASSERT_EQ(0, move_pages(0, n, pages, want, st, MPOL_MF_MOVE));
 	check_stat(_metadata, want, st, n + 1, n);
-	ASSERT_EQ(0, query_16(0, n, pages, st));
+	ASSERT_EQ(0, move_pages(0, n, pages, NULL, st, 0));
 	check_stat(_metadata, want, st, n + 1, n);
 }
 
@@ -413,32 +441,28 @@ TEST_F_TIMEOUT(stat, concurrent, 600)
 	EXPECT_LE(changes, race_changes) TH_LOG("%d queries, %lu changes", q, race_changes);
 }
 
-/* The page for a batch failed (fail_page_alloc): the statuses @want */
-static void alloc_fails(struct __test_metadata *_metadata, struct layout *l,
-			const int *nodes, const int *want)
+/* The page for a batch failed (fail_page_alloc): the same statuses */
+TEST_F(stat, page_alloc_fails)
 {
-	int fd = open("/proc/thread-self/make-it-fail", O_WRONLY);
+	struct layout *l = &self->l;
+	int fd = open("/proc/thread-self/make-it-fail", O_WRONLY), k;
 	int *st = filled(l->n + 1, UNSET);
 	long ret = -1;
 
-	mount("debugfs", "/sys/kernel/debug", "debugfs", 0, NULL);
-	if (fd < 0 || KNOB("task-filter", "Y") || KNOB("ignore-gfp-wait", "N") ||
-	    KNOB("min-order", "0") || KNOB("probability", "100") || KNOB("verbose", "0") ||
-	    KNOB("times", "1"))
-		SKIP(return, "no fail_page_alloc in this kernel");
+	if (access(FAIL_PAGE_ALLOC, F_OK))
+		mount("debugfs", "/sys/kernel/debug", "debugfs", 0, NULL);
+	for (k = 0; k < ARRAY_SIZE(knobs); k++)
+		if (fd < 0 || read_str(knobs[k][0], l->knob[k], sizeof(l->knob[k])) ||
+		    write_file(knobs[k][0], knobs[k][1]))
+			SKIP(return, "no fail_page_alloc in this kernel");
 	/* Nothing between the two writes but the call allocates */
 	if (write(fd, "1", 1) == 1)
-		ret = move_pages(0, l->n, l->pages, nodes, st, nodes ? MPOL_MF_MOVE : 0);
+		ret = move_pages(0, l->n, l->pages, NULL, st, 0);
 	ASSERT_TRUE(write(fd, "0", 1) == 1 && !access(FAIL_PAGE_ALLOC "times", R_OK));
 	if (read_ulong(FAIL_PAGE_ALLOC "times"))
 		SKIP(return, "the call allocates no page");
 	EXPECT_EQ(0, ret);
-	check_stat(_metadata, want, st, l->n + 1, l->n);
-}
-
-TEST_F(stat, page_alloc_fails)
-{
-	alloc_fails(_metadata, &self->l, NULL, self->l.stat);
+	check_stat(_metadata, l->stat, st, l->n + 1, l->n);
 }
 
 /* Bad arguments: the return value and errno */
@@ -469,8 +493,7 @@ TEST_F(stat, bad_status_halfway)
 {
 	char *p = mmap(NULL, 3 * psz, RW, ANON, -1, 0);
 	unsigned long n = 2 * psz / sizeof(int);
-	/* Twice as long: stock's 32-bit misread stays on these pointers */
-	void **pages = page_array(p, 2 * n, 0);
+	void **pages = page_array(p, n, 0);
 	int *sb = (int *)(p + psz);
 
 	ASSERT_TRUE(p != MAP_FAILED && pages);
@@ -484,34 +507,21 @@ TEST_F(stat, bad_status_halfway)
 
 static int *mst, *mafter;
 
-/* Move @n of @pid's @pages (nodes after: @all's): 0 or -errno; dumps */
-static long move_of(struct __test_metadata *_metadata, const char *name, pid_t pid,
-		    void **pages, void **all, const int *nodes, unsigned long n, int flags)
+/* Move @n @pages (the nodes after: @all's): 0 or -errno; dumps */
+static long move_of(struct __test_metadata *_metadata, const char *name, void **pages,
+		    void **all, const int *nodes, unsigned long n, int flags)
 {
 	long ret;
 
 	mst = filled(n + 1, UNSET);
 	mafter = filled(n, 0);
 	errno = 0;
-	ret = move_pages(pid, n, pages, nodes, mst, flags) ? -errno : 0;
+	ret = move_pages(0, n, pages, nodes, mst, flags) ? -errno : 0;
 	print_statuses("M", name, mst, n);
 	EXPECT_EQ(UNSET, mst[n]) TH_LOG("%s: status past the end", name);
-	EXPECT_EQ(0, query_16(pid, n, all, mafter));
+	EXPECT_EQ(0, move_pages(0, n, all, NULL, mafter, 0));
 	print_statuses("F", name, mafter, n);
 	return ret;
-}
-
-FIXTURE(move) {
-	struct layout l;
-};
-
-FIXTURE_SETUP(move)
-{
-	setup(_metadata, &self->l);
-}
-
-FIXTURE_TEARDOWN(move)
-{
 }
 
 /* Entries @from to @to of the layout moved to @nodes: as predicted */
@@ -532,43 +542,22 @@ static void check_move(struct __test_metadata *_metadata, struct layout *l,
 }
 
 static void move_layout(struct __test_metadata *_metadata, struct layout *l,
-			const char *name, pid_t pid, int flags)
+			const char *name, int flags)
 {
 	int *nodes = filled(l->n, n1);
 
-	EXPECT_EQ(0, move_of(_metadata, name, pid, l->pages, l->pages, nodes, l->n, flags));
+	EXPECT_EQ(0, move_of(_metadata, name, l->pages, l->pages, nodes, l->n, flags));
 	check_move(_metadata, l, nodes, 0, l->n, flags & MPOL_MF_MOVE_ALL);
 }
 
 TEST_F(move, to_node_1)
 {
-	move_layout(_metadata, &self->l, "to_node_1", 0, MPOL_MF_MOVE);
+	move_layout(_metadata, &self->l, "to_node_1", MPOL_MF_MOVE);
 }
 
 TEST_F(move, move_all)
 {
-	move_layout(_metadata, &self->l, "move_all", 0, MPOL_MF_MOVE_ALL);
-}
-
-/* A child's layout, by pid: all of it shared with us */
-TEST_F(move, by_pid)
-{
-	struct layout *l = &self->l;
-	int pipefd[2], i, pid;
-
-	ASSERT_EQ(0, pipe(pipefd));
-	pid = fork();
-	if (!pid) {
-		/* fork() copies no PTE of a shared mapping */
-		for (i = 0; i < l->n; i++)
-			if (l->stat[i] >= 0 && l->move[i] != UNSET)
-				(void)__atomic_load_n((char *)l->pages[i], __ATOMIC_RELAXED);
-		if (write(pipefd[1], "x", 1) == 1)
-			pause();
-	}
-	ASSERT_EQ(1, read(pipefd[0], &i, 1));
-	move_layout(_metadata, l, "by_pid", pid, MPOL_MF_MOVE_ALL);
-	kill(pid, SIGKILL);
+	move_layout(_metadata, &self->l, "move_all", MPOL_MF_MOVE_ALL);
 }
 
 /* The layout backwards, every address twice: both get the same status */
@@ -584,12 +573,12 @@ TEST_F_TIMEOUT(move, reversed_twice, 600)
 		pages[i] = l->pages[l->n - 1 - i / 2];
 		want[i] = l->move[l->n - 1 - i / 2];
 	}
-	EXPECT_EQ(0, move_of(_metadata, "reversed_twice", 0, pages, pages, filled(n, n1), n,
+	EXPECT_EQ(0, move_of(_metadata, "reversed_twice", pages, pages, filled(n, n1), n,
 			     MPOL_MF_MOVE));
 	check_stat(_metadata, want, mst, n + 1, n);
 }
 
-/* Lengths around do_pages_move()'s batches: 4 entries, or a page's */
+/* Calls of several lengths, each from where the last ended, in huge pages */
 TEST_F_TIMEOUT(move, small_calls, 600)
 {
 	const unsigned long lens[] = { 1, 3, 4, 5, psz / 16 - 1, psz / 16, psz / 16 + 1 };
@@ -600,44 +589,36 @@ TEST_F_TIMEOUT(move, small_calls, 600)
 	for (k = 0; k < ARRAY_SIZE(lens); at += lens[k++]) {
 		snprintf(name, sizeof(name), "small_%lu", lens[k]);
 		ASSERT_LE(at + lens[k], self->l.n);
-		EXPECT_EQ(0, move_of(_metadata, name, 0, self->l.pages + at, self->l.pages + at,
+		EXPECT_EQ(0, move_of(_metadata, name, self->l.pages + at, self->l.pages + at,
 				     nodes, lens[k], MPOL_MF_MOVE));
 		check_move(_metadata, &self->l, nodes, at, at + lens[k], 0);
 	}
 }
 
-/* The layout on n1 already, so that no migration allocates a page */
-TEST_F(move, page_alloc_fails)
-{
-	int *nodes = filled(self->l.n, n1), *st = filled(self->l.n, 0);
-
-	ASSERT_EQ(0, move_pages(0, self->l.n, self->l.pages, nodes, st, MPOL_MF_MOVE));
-	alloc_fails(_metadata, &self->l, nodes, self->l.move);
-}
-
 /* A node outside the cpuset: -EACCES there, statuses before, no move */
 TEST_F(move, outside_cpuset)
 {
-	const char *cg = "/sys/fs/cgroup/move_pages_stat";
 	struct layout *l = &self->l;
 	int *nodes = filled(l->n, n0), *before = filled(l->n, 0);
 	unsigned long at = l->small / 2;
-	char pid[16];
+	char buf[256];
 
-	mount("none", "/sys/fs/cgroup", "cgroup2", 0, NULL);
-	if (write_file("/sys/fs/cgroup/cgroup.subtree_control", "+cpuset"))
+	if (access("/sys/fs/cgroup/cgroup.subtree_control", F_OK))
+		mount("none", "/sys/fs/cgroup", "cgroup2", 0, NULL);
+	if (read_str("/sys/fs/cgroup/cgroup.subtree_control", buf, sizeof(buf)))
+		SKIP(return, "no cgroup v2");
+	l->undo = strstr(buf, "cpuset") ? UNDO_CGROUP : UNDO_CGROUP | UNDO_CPUSET;
+	if (l->undo & UNDO_CPUSET && write_file("/sys/fs/cgroup/cgroup.subtree_control", "+cpuset"))
 		SKIP(return, "no cgroup v2 cpuset controller");
-	mkdir(cg, 0755);
-	snprintf(pid, sizeof(pid), "%d", n0);
-	ASSERT_EQ(0, write_file("/sys/fs/cgroup/move_pages_stat/cpuset.mems", pid));
-	snprintf(pid, sizeof(pid), "%d", getpid());
-	ASSERT_EQ(0, write_file("/sys/fs/cgroup/move_pages_stat/cgroup.procs", pid));
-	ASSERT_EQ(0, query_16(0, l->n, l->pages, before));
+	ASSERT_TRUE(!mkdir(CGROUP, 0755) || errno == EEXIST);
+	snprintf(buf, sizeof(buf), "%d", n0);
+	ASSERT_EQ(0, write_file(CGROUP "/cpuset.mems", buf));
+	snprintf(buf, sizeof(buf), "%d", getpid());
+	ASSERT_EQ(0, write_file(CGROUP "/cgroup.procs", buf));
+	ASSERT_EQ(0, move_pages(0, l->n, l->pages, NULL, before, 0));
 	nodes[at] = n1;
-	EXPECT_EQ(-EACCES, move_of(_metadata, "outside_cpuset", 0, l->pages, l->pages, nodes,
+	EXPECT_EQ(-EACCES, move_of(_metadata, "outside_cpuset", l->pages, l->pages, nodes,
 				   l->n, MPOL_MF_MOVE));
-	write_file("/sys/fs/cgroup/cgroup.procs", pid);
-	rmdir(cg);
 	check_move(_metadata, l, nodes, 0, at, 0);
 	check_stat(_metadata, mst, mst, l->n, at);
 	check_stat(_metadata, before, mafter, l->n, l->n);
@@ -666,7 +647,7 @@ TEST_F_TIMEOUT(move, halfway, 600)
 		snprintf(name, sizeof(name), "%s_%lu", a < 4 ? "pages_end" : a < 8 ? "nodes_end" :
 			 "bad_node", a < 8 ? k : a - 8);
 		EXPECT_EQ(a < 8 ? -EFAULT : -ENODEV,
-			  move_of(_metadata, name, 0, pages, l->pages, cut, l->n, MPOL_MF_MOVE));
+			  move_of(_metadata, name, pages, l->pages, cut, l->n, MPOL_MF_MOVE));
 		check_move(_metadata, l, nodes, 0, k < l->small ? k : l->small, 0);
 		check_stat(_metadata, mst, mst, l->n, k);
 	}
@@ -688,7 +669,7 @@ TEST_F(move, device_private)
 		SKIP(return, "cannot migrate to the device: %s", strerror(errno));
 	ASSERT_EQ(8, cmd.cpages);
 	ASSERT_EQ(0, move_pages(0, 16, pages, NULL, st, 0));
-	EXPECT_EQ(0, move_of(_metadata, "device_private", 0, pages, pages, filled(16, n1), 16,
+	EXPECT_EQ(0, move_of(_metadata, "device_private", pages, pages, filled(16, n1), 16,
 			     MPOL_MF_MOVE));
 	for (i = 0; i < 16; i++) {
 		EXPECT_EQ(i >= 4 && i < 12 ? -ENOENT : n0, st[i]);
