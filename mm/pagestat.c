@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Which NUMA node holds each page of a range, as move_pages(2) with a NULL
- * node list reports it, found with one page table walk: every status is the
- * one do_page_stat() in mm/migrate.c gives for the page.
+ * Which NUMA node holds each page of a range, found with one page table walk:
+ * each status is the one move_pages(2) with a NULL node list reports.
  */
 #include <kunit/visibility.h>
 #include <linux/hugetlb.h>
@@ -37,7 +36,6 @@ VISIBLE_IF_KUNIT void pagestat_fill(struct pagestat_walk *ps,
 /* The status of a mapped folio, as move_pages() decides it. */
 static int pagestat_folio_status(struct folio *folio)
 {
-	/* The shared zero pages: move_pages() reports -EFAULT */
 	if (is_zero_folio(folio) || is_huge_zero_folio(folio))
 		return -EFAULT;
 	if (folio_is_zone_device(folio))
@@ -82,7 +80,6 @@ static int pagestat_pmd_status(struct vm_area_struct *vma, unsigned long addr,
 
 	if (!pmd_present(pmd))
 		return -ENOENT;
-	/* A table where hugetlb expects a leaf: no folio to report */
 	if (WARN_ON_ONCE(!pmd_leaf(pmd)))
 		return -ENOENT;
 	page = vm_normal_page_pmd(vma, addr, pmd);
@@ -162,10 +159,7 @@ static void pagestat_pmd_leaf(struct pagestat_walk *ps,
 	pagestat_fill(ps, addr, end, pagestat_pmd_status(vma, addr, pmd));
 }
 
-/*
- * The length of the run of empty entries from @ptep[0], which is empty, up
- * to @nr. Stable under the PTE table lock.
- */
+/* How many entries from @ptep[0], which is empty, up to @nr, are empty */
 VISIBLE_IF_KUNIT unsigned long pagestat_none_run(pte_t *ptep, unsigned long nr)
 {
 	const char *p;
@@ -243,10 +237,7 @@ static int pagestat_pte_hole(unsigned long addr, unsigned long end,
 }
 
 #ifdef CONFIG_HUGETLB_PAGE
-/*
- * folio_walk_start() takes a PMD- or PUD-sized hugetlb folio for a PMD or
- * PUD leaf: apply the same checks to the entry.
- */
+/* A PMD or PUD hugetlb entry gets the checks of a PMD or PUD leaf */
 static int pagestat_hugetlb_entry(pte_t *ptep, unsigned long hmask,
 				  unsigned long addr, unsigned long end,
 				  struct mm_walk *walk)
@@ -277,10 +268,7 @@ static int pagestat_hugetlb_entry(pte_t *ptep, unsigned long hmask,
 #define pagestat_hugetlb_entry	NULL
 #endif /* CONFIG_HUGETLB_PAGE */
 
-/*
- * Walk VM_PFNMAP VMAs too, which walk_page_test() takes for a hole: a zero
- * pfn there is -EFAULT and a COW'd page has a node.
- */
+/* Walk PFN maps too: a zero pfn is -EFAULT there, a COW'd page has a node */
 static int pagestat_test_walk(unsigned long start, unsigned long end,
 			      struct mm_walk *walk)
 {
