@@ -3,8 +3,7 @@
 #define PAGESTAT_CHANGED	(~0UL)
 #define PAGESTAT_FULL		4096	/* above it, probe and oracle sample */
 
-static struct pagestat_state pagestat_claim_at(const struct pagestat_ctx *ctx,
-					       unsigned long addr)
+static struct pagestat_state pagestat_claim_at(const struct pagestat_ctx *ctx, unsigned long addr)
 {
 	unsigned int i;
 
@@ -64,6 +63,7 @@ static unsigned long pagestat_reprobe(struct pagestat_ctx *ctx, unsigned long st
 static unsigned long __pagestat_check(struct pagestat_ctx *ctx, unsigned long start,
 				      unsigned long nr, int *st)
 {
+	struct { unsigned long addr; int doc, orc; } fail[8];
 	unsigned long i, addr, bad = 0;
 	struct pagestat_state s;
 	int ret, orc, doc;
@@ -76,19 +76,23 @@ static unsigned long __pagestat_check(struct pagestat_ctx *ctx, unsigned long st
 		s = pagestat_claim_at(ctx, addr);
 		doc = s.what == PAGESTAT_FOLIO ? s.nid : s.what == PAGESTAT_NOVMA ||
 		      s.what == PAGESTAT_ZERO ? -EFAULT : -ENOENT;
-		orc = pagestat_sampled(ctx, nr, i, addr) ?
-		      pagestat_oracle(ctx->mm, addr) : st[i];
+		orc = pagestat_sampled(ctx, nr, i, addr) ? pagestat_oracle(ctx->mm, addr) : st[i];
 		ctx->nodes[0] += st[i] == ctx->nid[0];
 		ctx->nodes[1] += st[i] == ctx->nid[1];
-		if ((st[i] != doc || st[i] != orc) && bad++ < 8)
-			KUNIT_FAIL(ctx->test,
-				   "%#lx (%u/%u/%u): pagestat_range() %d, documented %d, stock %d",
-				   addr, s.what, s.level, s.type, st[i], doc, orc);
+		if ((st[i] != doc || st[i] != orc) && bad++ < ARRAY_SIZE(fail))
+			fail[bad - 1] = (typeof(fail[0])){ addr, doc, orc };
 		if (!(i % 1024))
 			cond_resched();
 	}
 	if (pagestat_reprobe(ctx, start, nr, false) < nr)
 		return PAGESTAT_CHANGED;
+	for (i = 0; i < min(bad, ARRAY_SIZE(fail)); i++) {
+		s = pagestat_claim_at(ctx, fail[i].addr);
+		KUNIT_FAIL(ctx->test,
+			   "%#lx (%u/%u/%u): pagestat_range() %d, documented %d, stock %d",
+			   fail[i].addr, s.what, s.level, s.type,
+			   st[(fail[i].addr - start) >> PAGE_SHIFT], fail[i].doc, fail[i].orc);
+	}
 	KUNIT_EXPECT_EQ_MSG(ctx->test, ret, 0, "pagestat_range(%#lx, %lu)", start, nr);
 	KUNIT_EXPECT_EQ_MSG(ctx->test, st[nr], PAGESTAT_UNSET,
 			    "written past [%#lx, +%lu pages)", start, nr);
@@ -100,8 +104,7 @@ static unsigned long __pagestat_check(struct pagestat_ctx *ctx, unsigned long st
  * aligned; if the layout changed, once more, and then a page that does not
  * hold its claim fails the case. Return: the pages that failed.
  */
-static unsigned long pagestat_check(struct pagestat_ctx *ctx,
-				    unsigned long start, unsigned long nr)
+static unsigned long pagestat_check(struct pagestat_ctx *ctx, unsigned long start, unsigned long nr)
 {
 	int *st = kvcalloc(nr + 1, sizeof(*st), GFP_KERNEL);
 	unsigned long bad = PAGESTAT_CHANGED;

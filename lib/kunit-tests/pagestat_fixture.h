@@ -1,49 +1,36 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The fixture: each case's mm, nodes and claims, the mTHP knob and device
- * memory, released by KUnit actions, and the helpers builders and race share.
- * Every case's init: kunit_vm_mmap() attaches a fresh mm to the case's
- * kthread; layouts go in the arena, two P4D entries halfway up TASK_SIZE.
+ * The fixture: each case's mm (kunit_attach_mm()), nodes and claims, the mTHP
+ * knob and device memory, released by KUnit actions, and the helpers builders
+ * and race share. Layouts go in the arena, two P4D entries halfway up TASK_SIZE.
  */
 static int pagestat_fixture_init(struct kunit *test)
 {
 	struct pagestat_ctx *ctx = kunit_kzalloc(test, sizeof(*ctx), GFP_KERNEL);
-	unsigned long addr = kunit_vm_mmap(test, NULL, 0, PAGE_SIZE, PROT_READ,
-					   MAP_PRIVATE | MAP_ANONYMOUS, 0);
+	nodemask_t nodes;	/* with memory and a CPU to fault from */
 
-	if (!ctx || IS_ERR_VALUE(addr) || !current->mm)
+	nodes_and(nodes, node_states[N_MEMORY], node_states[N_CPU]);
+	if (!ctx || kunit_attach_mm() || nodes_empty(nodes))
 		return -ENOMEM;
 	ctx->test = test;
 	ctx->mm = current->mm;
 	ctx->base = ALIGN_DOWN(TASK_SIZE / 2, P4D_SIZE);
-	ctx->nid[0] = first_node(node_states[N_MEMORY]);
-	ctx->nid[1] = next_node_in(ctx->nid[0], node_states[N_MEMORY]);
+	ctx->nid[0] = first_node(nodes);
+	ctx->nid[1] = next_node_in(ctx->nid[0], nodes);
 	test->priv = ctx;
 	return 0;
 }
 
-/* Fault a range in on node @nid; takes mmap_read_lock(@ctx->mm) */
+/* Fault a range in on node @nid from a CPU of it, where the default policy allocates */
 static int pagestat_populate(struct pagestat_ctx *ctx, unsigned long addr,
 			     unsigned long len, bool write, int nid)
 {
-	struct mempolicy *pol;
-	char buf[16];
-	int ret;
+	int ret = set_cpus_allowed_ptr(current, cpumask_of_node(nid));
 
-	/* mpol_new() is static, the tmpfs option parser is not */
-	snprintf(buf, sizeof(buf), "bind:%d", nid);
-	if (mpol_parse_str(buf, &pol))
-		return -EINVAL;
-	/* as do_set_mempolicy() does for the current task, and back */
-	task_lock(current);
-	swap(current->mempolicy, pol);
-	task_unlock(current);
-	ret = do_madvise(ctx->mm, addr, len, write ? MADV_POPULATE_WRITE :
-			 MADV_POPULATE_READ);
-	task_lock(current);
-	swap(current->mempolicy, pol);
-	task_unlock(current);
-	mpol_put(pol);
+	if (!ret)
+		ret = do_madvise(ctx->mm, addr, len, write ? MADV_POPULATE_WRITE :
+				 MADV_POPULATE_READ);
+	set_cpus_allowed_ptr(current, cpu_possible_mask);
 	return ret;
 }
 
@@ -66,7 +53,7 @@ static void pagestat_enable_order(struct kunit *test, unsigned long order)
 }
 
 /* Device pages are used once per pgmap; no page is faulted by the CPU */
-static void pagestat_devmem_page_free(struct page *page) { }
+static void pagestat_devmem_folio_free(struct folio *folio) { }
 
 static vm_fault_t pagestat_sigbus(struct vm_fault *vmf)
 {
@@ -74,7 +61,7 @@ static vm_fault_t pagestat_sigbus(struct vm_fault *vmf)
 }
 
 static const struct dev_pagemap_ops pagestat_devmem_ops = {
-	.page_free		= pagestat_devmem_page_free,
+	.folio_free		= pagestat_devmem_folio_free,
 	.migrate_to_ram		= pagestat_sigbus,
 };
 
@@ -89,38 +76,57 @@ static void pagestat_devmem_free(void *data)
 }
 
 /*
- * A PMD's worth of device memory, as lib/test_hmm.c, made on first use.
- * Return: the pgmap, PMD aligned, or NULL (the reason is logged).
+ * Four PMDs of device-private and of coherent memory, as lib/test_hmm.c
+ * makes them, on first use. Return: false if either failed (logged).
  */
-static struct dev_pagemap *pagestat_devmem(struct pagestat_ctx *ctx, bool coherent)
+static bool pagestat_devmem(struct pagestat_ctx *ctx)
+{
+	struct dev_pagemap *pgmap;
+	struct resource *res;
+	void *addr;
+	int i;
+
+	for (i = 0; i < 2 && !ctx->dev[i]; i++) {
+		pgmap = kunit_kzalloc(ctx->test, sizeof(*pgmap), GFP_KERNEL);
+		res = pgmap ? request_free_mem_region(&iomem_resource, 4 * PMD_SIZE,
+						      "pagestat_kunit") : NULL;
+		if (IS_ERR_OR_NULL(res))
+			return false;
+		pgmap->type = i ? MEMORY_DEVICE_COHERENT : MEMORY_DEVICE_PRIVATE;
+		pgmap->range = (struct range){ res->start, res->end };
+		pgmap->nr_range = 1;
+		pgmap->ops = &pagestat_devmem_ops;
+		pgmap->owner = ctx;
+		addr = memremap_pages(pgmap, NUMA_NO_NODE);
+		if (IS_ERR(addr))
+			pgmap->nr_range = 0;	/* only the region to release */
+		if (kunit_add_action_or_reset(ctx->test, pagestat_devmem_free,
+					      pgmap) || IS_ERR(addr)) {
+			kunit_info(ctx->test, "memremap_pages(): %ld\n", PTR_ERR(addr));
+			return false;
+		}
+		ctx->dev[i] = pgmap;
+	}
+	return ctx->dev[0] && ctx->dev[1];
+}
+
+/*
+ * The next free folio of 2^@order pages of device memory, aligned, taken as
+ * a driver takes it: locked, one reference. Return: it, or NULL if none.
+ */
+static struct folio *pagestat_devmem_folio(struct pagestat_ctx *ctx,
+					   bool coherent, unsigned int order)
 {
 	struct dev_pagemap *pgmap = ctx->dev[coherent];
-	struct resource *res = NULL;
-	void *addr;
+	unsigned long i = ALIGN(ctx->dev_used[coherent], 1UL << order);
+	struct folio *folio;
 
-	if (pgmap)
-		return pgmap;
-	pgmap = kunit_kzalloc(ctx->test, sizeof(*pgmap), GFP_KERNEL);
-	if (pgmap)
-		res = request_free_mem_region(&iomem_resource, PMD_SIZE,
-					      "pagestat_kunit");
-	if (IS_ERR_OR_NULL(res))
+	if ((i + (1UL << order)) << PAGE_SHIFT > range_len(&pgmap->range))
 		return NULL;
-	pgmap->type = coherent ? MEMORY_DEVICE_COHERENT : MEMORY_DEVICE_PRIVATE;
-	pgmap->range = (struct range){ res->start, res->end };
-	pgmap->nr_range = 1;
-	pgmap->ops = &pagestat_devmem_ops;
-	pgmap->owner = ctx;
-	addr = memremap_pages(pgmap, NUMA_NO_NODE);
-	if (IS_ERR(addr))
-		pgmap->nr_range = 0;	/* only the region to release */
-	if (kunit_add_action_or_reset(ctx->test, pagestat_devmem_free, pgmap) ||
-	    IS_ERR(addr)) {
-		kunit_info(ctx->test, "memremap_pages(): %ld\n", PTR_ERR(addr));
-		return NULL;
-	}
-	ctx->dev[coherent] = pgmap;
-	return pgmap;
+	ctx->dev_used[coherent] = i + (1UL << order);
+	folio = pfn_folio(PHYS_PFN(pgmap->range.start) + i);
+	zone_device_folio_init(folio, pgmap, order);
+	return folio;
 }
 
 /* Record what the pages of a range must hold. */

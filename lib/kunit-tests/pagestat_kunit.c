@@ -71,8 +71,7 @@ static void pagestat_range_args_test(struct kunit *test)
 		KUNIT_EXPECT_EQ_MSG(test, ret, args[i].ret, "row %u", i);
 		for (j = 0; j < ARRAY_SIZE(st); j++)
 			KUNIT_EXPECT_EQ_MSG(test, st[j], !ret && j < args[i].nr ?
-					    -EFAULT : PAGESTAT_UNSET,
-					    "row %u, page %u", i, j);
+					    -EFAULT : PAGESTAT_UNSET, "row %u, page %u", i, j);
 	}
 }
 
@@ -99,10 +98,13 @@ static const struct pagestat_layout pagestat_layouts[] = {
 	  { { PAGESTAT_HUGETLB_PMD, 0, "01", true },
 	    { PAGESTAT_HUGETLB_PUD, PUD_SIZE, "0", true } } },
 	ONE("PFN map: special and zero pfns", PFNMAP, "sz.s"),
-	ONE("PFN map: special and devmap PMDs", PFNMAP_PMD, "s.d"),
+	ONE("PFN map: special PMDs", PFNMAP_PMD, "s.s"),
 	ONE("PFN map: special PUD", PFNMAP_PUD, "s"),
-	ONE("mixed map: pages, special, zero and devmap pfns", MIXEDMAP, "01szd."),
+	ONE("mixed map: pages, special and zero pfns, device page", MIXEDMAP, "01szd."),
+	ONE("device folios mapped by PMDs, as device DAX does", DEVICE_PMD, "d.d"),
 	ONE("device-private entries, coherent device folios", ANON, "v0c1."),
+	ONE("device-private THP: a PMD entry between THPs", THP, "0v1"),
+	ONE("guard regions (MADV_GUARD_INSTALL) among pages", ANON, "0gg1.g"),
 	{ "holes under empty PMD, PUD and P4D entries",
 	  { { PAGESTAT_ANON, PMD_SIZE - P(2), "0z22" },
 	    { PAGESTAT_ANON, PUD_SIZE - P(2), "1z33" },
@@ -125,8 +127,7 @@ static const struct pagestat_layout pagestat_layouts[] = {
 KUNIT_ARRAY_PARAM_DESC(pagestat_layout, pagestat_layouts, name);
 
 /* Builds @segs from @base, or skips the case with the reason. */
-static void pagestat_build_all(struct pagestat_ctx *ctx,
-			       const struct pagestat_seg *segs,
+static void pagestat_build_all(struct pagestat_ctx *ctx, const struct pagestat_seg *segs,
 			       unsigned int n, unsigned long base)
 {
 	const char *skip = NULL;
@@ -177,18 +178,16 @@ static void pagestat_task_size_test(struct kunit *test)
 
 /*
  * Migration entries, left by migrate_vma_setup() until migrate_vma_finalize()
- * puts the pages back: -ENOENT, as stock passes no FW_MIGRATION.
+ * puts the pages back: -ENOENT, as folio_walk_start() does not look through.
  */
 static void pagestat_migration_test(struct kunit *test)
 {
 	static const struct pagestat_seg seg = { PAGESTAT_ANON, 0, "00000000" };
 	struct pagestat_ctx *ctx = test->priv;
-	struct pagestat_state st = { PAGESTAT_NONPRESENT, PAGESTAT_PTE,
-				     PAGESTAT_MIGRATION };
+	struct pagestat_state st = { PAGESTAT_NONPRESENT, PAGESTAT_PTE, PAGESTAT_MIGRATION };
 	unsigned long src[8], dst[8] = { }, bad = 0;
 	struct migrate_vma args = { .start = ctx->base, .end = ctx->base + P(8),
-		.src = src, .dst = dst, .pgmap_owner = ctx,
-		.flags = MIGRATE_VMA_SELECT_SYSTEM };
+		.src = src, .dst = dst, .pgmap_owner = ctx, .flags = MIGRATE_VMA_SELECT_SYSTEM };
 	int statuses[11], ret;
 
 	pagestat_build_all(ctx, &seg, 1, ctx->base);
@@ -244,8 +243,7 @@ static void pagestat_random_test(struct kunit *test)
 		n = 2 + prandom_u32_state(&rs) % 4;
 		for (i = 0; i < n; i++) {
 			for (e = NULL; !e; e = pagestat_cheap[k])
-				k = prandom_u32_state(&rs) %
-				    ARRAY_SIZE(pagestat_cheap);
+				k = prandom_u32_state(&rs) % ARRAY_SIZE(pagestat_cheap);
 			j = 1 + prandom_u32_state(&rs) % (k == PAGESTAT_THP ? 2 : 8);
 			for (pat[i][j] = '\0'; j--; )
 				pat[i][j] = e[prandom_u32_state(&rs) % strlen(e)];
@@ -261,8 +259,7 @@ static void pagestat_random_test(struct kunit *test)
 		nr = (ctx->base + cur - start) / PAGE_SIZE + 1;
 		pagestat_check(ctx, start, nr);
 		for (i = 0; i < 4; i++)
-			pagestat_check(ctx, start + prandom_u32_state(&rs) %
-				       (nr * PAGE_SIZE),
+			pagestat_check(ctx, start + prandom_u32_state(&rs) % (nr * PAGE_SIZE),
 				       1 + prandom_u32_state(&rs) % 64);
 		KUNIT_EXPECT_EQ(test, vm_munmap(ctx->base, 2 * P4D_SIZE), 0);
 		ctx->nr_runs = 0;
@@ -300,28 +297,21 @@ static struct kunit_suite pagestat_range_suite = {
 #define PAGESTAT_RACE_ROUNDS	400
 #define PAGESTAT_RACE_WALKS	100000
 
-struct pagestat_race {
-	struct pagestat_ctx *ctx;
-	atomic_t rounds;	/* changes made */
-	int err;		/* of the first that failed */
-};
-
 static int pagestat_race_fn(void *data)
 {
-	struct pagestat_race *r = data;
-	struct pagestat_ctx *ctx = r->ctx;
+	struct pagestat_ctx *ctx = data;
 	unsigned long n, addr, len;
 
 	kthread_use_mm(ctx->mm);
-	for (n = 0; n < PAGESTAT_RACE_ROUNDS && !r->err; n++) {
+	for (n = 0; n < PAGESTAT_RACE_ROUNDS && !ctx->race_err; n++) {
 		/* PMD n % 4, whose THP is on node nid[n & 1] */
 		addr = ctx->base + (n % PAGESTAT_RACE_PMDS) * PMD_SIZE;
 		len = n & 1 ? PAGE_SIZE : PMD_SIZE;
 		if (n & 1)	/* the PMD splits */
 			addr += (n * 37 % PTRS_PER_PMD) * PAGE_SIZE;
-		r->err = do_madvise(ctx->mm, addr, len, MADV_DONTNEED) ?:
-			 pagestat_populate(ctx, addr, len, true, ctx->nid[n & 1]);
-		atomic_inc(&r->rounds);
+		ctx->race_err = do_madvise(ctx->mm, addr, len, MADV_DONTNEED) ?:
+			pagestat_populate(ctx, addr, len, true, ctx->nid[n & 1]);
+		atomic_inc(&ctx->race_rounds);
 	}
 	kthread_unuse_mm(ctx->mm);
 	return 0;
@@ -338,7 +328,6 @@ static void pagestat_race_test(struct kunit *test)
 	unsigned long nr = PAGESTAT_RACE_PMDS * PTRS_PER_PMD + 2, i;
 	unsigned long walks = 0, overlaps = 0, zapped = 0, bad = 0;
 	struct pagestat_ctx *ctx = test->priv;
-	struct pagestat_race r = { ctx };
 	unsigned long start = ctx->base - PAGE_SIZE;
 	struct task_struct *task;
 	int *st, before, want;
@@ -350,20 +339,19 @@ static void pagestat_race_test(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, do_madvise(ctx->mm, ctx->base, pagestat_seg_size(&thps),
 					 MADV_HUGEPAGE), 0);
 	KUNIT_ASSERT_EQ(test, pagestat_check(ctx, start, nr), 0);
-	task = kthread_run(pagestat_race_fn, &r, "pagestat_race");
+	task = kthread_run(pagestat_race_fn, ctx, "pagestat_race");
 	KUNIT_ASSERT_FALSE(test, IS_ERR(task));
 	get_task_struct(task);
-	while (atomic_read(&r.rounds) < PAGESTAT_RACE_ROUNDS && !r.err &&
+	while (atomic_read(&ctx->race_rounds) < PAGESTAT_RACE_ROUNDS && !ctx->race_err &&
 	       walks++ < PAGESTAT_RACE_WALKS && !bad) {
-		before = atomic_read(&r.rounds);
+		before = atomic_read(&ctx->race_rounds);
 		mmap_read_lock(ctx->mm);
 		bad = pagestat_range(ctx->mm, start, nr, st);
 		mmap_read_unlock(ctx->mm);
 		KUNIT_EXPECT_EQ(test, bad, 0);
-		overlaps += atomic_read(&r.rounds) != before;
+		overlaps += atomic_read(&ctx->race_rounds) != before;
 		for (i = 0; i < nr; i++) {
-			want = i && i < nr - 1 ?
-			       ctx->nid[((i - 1) / PTRS_PER_PMD) & 1] : -EFAULT;
+			want = i && i < nr - 1 ? ctx->nid[((i - 1) / PTRS_PER_PMD) & 1] : -EFAULT;
 			zapped += st[i] == -ENOENT;
 			if (st[i] != want && (st[i] != -ENOENT || want < 0) && !bad++)
 				KUNIT_FAIL(test, "walk %lu, page %lu: %d, not %d or -ENOENT",
@@ -372,8 +360,8 @@ static void pagestat_race_test(struct kunit *test)
 		cond_resched();
 	}
 	kthread_stop_put(task);
-	KUNIT_EXPECT_EQ(test, r.err, 0);
-	KUNIT_EXPECT_EQ(test, atomic_read(&r.rounds), PAGESTAT_RACE_ROUNDS);
+	KUNIT_EXPECT_EQ(test, ctx->race_err, 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->race_rounds), PAGESTAT_RACE_ROUNDS);
 	KUNIT_EXPECT_GT(test, overlaps, 0);
 	kunit_info(test, "%lu walks, %lu during a change, %lu -ENOENT statuses\n",
 		   walks, overlaps, zapped);

@@ -4,18 +4,18 @@
  * are headers that pagestat_kunit.c includes in order: none calls a later one.
  */
 #include <kunit/test.h>
+#include <kunit/test-bug.h>
 #include <linux/anon_inodes.h>
 #include <linux/delay.h>
 #include <linux/file.h>
 #include <linux/kthread.h>
+#include <linux/leafops.h>
 #include <linux/migrate.h>	/* mm.h, mempolicy.h, hugetlb.h */
 #include <linux/mman.h>
 #include <linux/pagestat.h>
 #include <linux/pagewalk.h>
-#include <linux/pfn_t.h>
 #include <linux/prandom.h>
 #include <linux/sched/task.h>
-#include <linux/swapops.h>
 #include <linux/syscalls.h>
 #include <asm/tlb.h>
 
@@ -32,9 +32,9 @@ enum pagestat_what {
 
 enum { PAGESTAT_P4D = 1, PAGESTAT_PUD, PAGESTAT_PMD, PAGESTAT_PTE };
 
-enum {	/* PAGESTAT_SWAP: any other, or x86's PROT_NONE PUD */
-	PAGESTAT_SPECIAL = 1, PAGESTAT_DEVMAP, PAGESTAT_MIGRATION,
-	PAGESTAT_DEV_PRIVATE, PAGESTAT_SWAP,
+enum {	/* PAGESTAT_SWAP: a swap entry, or x86's PROT_NONE PUD */
+	PAGESTAT_SPECIAL = 1, PAGESTAT_MIGRATION, PAGESTAT_DEV_PRIVATE,
+	PAGESTAT_GUARD, PAGESTAT_SWAP,
 };
 
 struct pagestat_state {
@@ -61,18 +61,23 @@ struct pagestat_ctx {
 	unsigned int nr_runs;
 	unsigned long nodes[2];	/* statuses of nid[0] and nid[1] seen */
 	void *kpages;		/* behind special pfns */
+	struct page *fault_page;	/* what the next fault inserts ... */
+	unsigned long fault_pfn;	/* ... or this pfn, */
+	unsigned int fault_order;	/* at this order */
 	struct dev_pagemap *dev[2];	/* private and coherent */
 	unsigned long dev_used[2];	/* pages of each taken */
+	atomic_t race_rounds;	/* changes the race kthread made */
+	int race_err;		/* of the first that failed */
 };
 
 enum pagestat_kind {
-	PAGESTAT_ANON, PAGESTAT_THP, PAGESTAT_MTHP,
-	PAGESTAT_HUGETLB_PMD, PAGESTAT_HUGETLB_PUD,
+	PAGESTAT_ANON, PAGESTAT_THP, PAGESTAT_MTHP, PAGESTAT_HUGETLB_PMD, PAGESTAT_HUGETLB_PUD,
 	PAGESTAT_HUGETLB_CONT_PTE, PAGESTAT_HUGETLB_CONT_PMD,	/* arm64 */
 	PAGESTAT_PFNMAP, PAGESTAT_PFNMAP_PMD, PAGESTAT_PFNMAP_PUD, PAGESTAT_MIXEDMAP,
+	PAGESTAT_DEVICE_PMD,	/* a shared mapping, as device DAX makes it */
 };
 
-/* One VMA of a layout: @pattern has a character per entry (kinds.c) */
+/* One VMA of a layout: @pattern has a character per entry (kinds.h) */
 struct pagestat_seg {
 	enum pagestat_kind kind;
 	unsigned long off;	/* from the arena's base */

@@ -1,11 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The oracle: the status of one address as stock 6.12.118 move_pages(2)
- * finds it, the per-address body of do_pages_stat_array() verbatim but for
- * taking @addr where it reads a pointer, so that a difference from it
- * always means that the walker changed behaviour. Context: Caller holds
- * mmap_read_lock(@mm). Return: the node of the folio mapped there, -EFAULT
- * (no VMA, the zero page, the huge zero folio) or -ENOENT.
+ * The oracle: the status of one address as stock 7.3.4 move_pages(2) finds it,
+ * the per-address body of do_pages_stat_array() verbatim but for taking @addr
+ * where it reads a pointer, so that a difference from it always means that the
+ * walker changed behaviour. Context: Caller holds mmap_read_lock(@mm). Return:
+ * the node of the folio there, -EFAULT (no VMA, a zero page) or -ENOENT.
  */
 static int pagestat_oracle(struct mm_struct *mm, unsigned long addr)
 {
@@ -14,7 +13,6 @@ static int pagestat_oracle(struct mm_struct *mm, unsigned long addr)
 	struct folio *folio;
 	int err = -EFAULT;
 
-	addr = untagged_addr_remote(mm, addr);
 	vma = vma_lookup(mm, addr);
 	if (!vma)
 		goto set_status;

@@ -1,11 +1,19 @@
 /* SPDX-License-Identifier: GPL-2.0 */
+/* The kind of a non-present PTE or PMD, by its softleaf type */
+static u8 pagestat_leaf_type(softleaf_t entry)
+{
+	return softleaf_is_migration(entry) ? PAGESTAT_MIGRATION :
+	       softleaf_is_device_private(entry) ? PAGESTAT_DEV_PRIVATE :
+	       softleaf_is_guard_marker(entry) ? PAGESTAT_GUARD : PAGESTAT_SWAP;
+}
+
 /*
- * The probe: what an address holds, read from the page tables, the PGD
- * down, without allocating a table, and then from the folio at a present
- * PTE or leaf. Context: Caller holds mmap_read_lock(@mm).
+ * The probe: what an address holds, read from the page tables, the PGD down,
+ * without allocating a table (no hugetlb mapping here is shared, so none can
+ * unshare a PMD table), then from the folio at a present PTE or leaf.
+ * Context: Caller holds mmap_read_lock(@mm).
  */
-static void pagestat_probe(struct mm_struct *mm, unsigned long addr,
-			   struct pagestat_state *s)
+static void pagestat_probe(struct mm_struct *mm, unsigned long addr, struct pagestat_state *s)
 {
 	struct vm_area_struct *vma = vma_lookup(mm, addr);
 	pgd_t *pgdp = pgd_offset(mm, addr);
@@ -14,13 +22,11 @@ static void pagestat_probe(struct mm_struct *mm, unsigned long addr,
 	pud_t *pudp, pud;
 	pmd_t *pmdp, pmd;
 	pte_t *ptep, pte;
-	swp_entry_t swp;
 	p4d_t *p4dp;
 
 	*s = (struct pagestat_state){ PAGESTAT_NOVMA };
 	if (!vma)
 		return;
-	vma_pgtable_walk_begin(vma);
 	*s = (struct pagestat_state){ PAGESTAT_HOLE, PAGESTAT_P4D };
 	if (pgd_none(*pgdp))
 		goto out;
@@ -36,8 +42,7 @@ static void pagestat_probe(struct mm_struct *mm, unsigned long addr,
 		/* x86's pud_present() is false for a PROT_NONE leaf */
 		s->what = pud_present(pud) ? 0 : PAGESTAT_NONPRESENT;
 		s->type = !pud_present(pud) ? PAGESTAT_SWAP :
-			  pud_special(pud) ? PAGESTAT_SPECIAL :
-			  pud_devmap(pud) ? PAGESTAT_DEVMAP : 0;
+			  pud_special(pud) ? PAGESTAT_SPECIAL : 0;
 		goto out;
 	}
 	s->level = PAGESTAT_PMD;
@@ -48,10 +53,9 @@ again:
 		goto out;
 	if (!pmd_present(pmd) || pmd_leaf(pmd)) {
 		s->what = pmd_present(pmd) ? 0 : PAGESTAT_NONPRESENT;
-		s->type = is_pmd_migration_entry(pmd) ? PAGESTAT_MIGRATION :
-			  !pmd_present(pmd) ? PAGESTAT_SWAP :
-			  pmd_special(pmd) ? PAGESTAT_SPECIAL :
-			  pmd_devmap(pmd) ? PAGESTAT_DEVMAP : 0;
+		/* the huge zero PMD is special too: its folio decides */
+		s->type = !pmd_present(pmd) ? pagestat_leaf_type(softleaf_from_pmd(pmd)) :
+			  pmd_special(pmd) ? PAGESTAT_SPECIAL : 0;
 		goto out;
 	}
 	s->level = PAGESTAT_PTE;
@@ -62,19 +66,10 @@ again:
 	pte_unmap(ptep);
 	if (pte_none(pte))
 		goto out;
-	if (pte_present(pte)) {
-		s->what = 0;
-		/* x86's devmap PTEs are special too */
-		s->type = pte_devmap(pte) ? PAGESTAT_DEVMAP :
-			  pte_special(pte) ? PAGESTAT_SPECIAL : 0;
-		goto out;
-	}
-	swp = pte_to_swp_entry(pte);
-	s->what = PAGESTAT_NONPRESENT;
-	s->type = is_migration_entry(swp) ? PAGESTAT_MIGRATION :
-		  is_device_private_entry(swp) ? PAGESTAT_DEV_PRIVATE : PAGESTAT_SWAP;
+	s->what = pte_present(pte) ? 0 : PAGESTAT_NONPRESENT;
+	s->type = !pte_present(pte) ? pagestat_leaf_type(softleaf_from_pte(pte)) :
+		  pte_special(pte) ? PAGESTAT_SPECIAL : 0;
 out:
-	vma_pgtable_walk_end(vma);
 	if (s->what)
 		return;
 	s->what = PAGESTAT_NOPAGE;
