@@ -84,7 +84,7 @@ def qemu_accel():
 # changes.  Upstream's rework that sets LA57 on the boot CPU before the
 # page tables, with one source of truth for pgtable_l5_enabled() (Ard
 # Biesheuvel, "x86/boot: Set LA57 boot CPU capability very early during
-# boot"), is not in 6.12.
+# boot"), was not in 6.12; 7.3 is not re-measured.
 X86_CPU = 'max,erms=off,fsrm=off,la57=off'
 
 # What differs between the KUnit kernels (the key is kunit.py's --arch and

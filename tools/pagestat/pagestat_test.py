@@ -228,8 +228,8 @@ def compare_cases(results, what, a, b):
 
 
 # The migration selftest moves a page back and forth for 20 s while other
-# threads touch it, and fails a case after 100 calls in a row that
-# migrate nothing: upstream calls the migration best effort.  A vCPU the
+# threads touch it, and fails a case whose page has not reached both
+# nodes by then: upstream calls the migration best effort.  A vCPU the
 # host leaves unscheduled while it holds a reference to the page can fail
 # it, on either kernel (seen once, on stock-debug, both host cores busy).
 # Such a program's failed cases run once more, alone; a case fails if it

@@ -17,7 +17,7 @@
  * with a node list (MPOL_MF_MOVE), back to node 0 untimed between runs;
  * the placed-* cases ask the same of pages already on node 1.  They print
  * the cost per page, and a "note" line when a status is not node 1 (stock
- * 6.12 gives -EBUSY for the address after the first of a huge page).
+ * 7.3 gives -EBUSY for the address after the first of a huge page).
  *
  * The vma-K cases query a buffer of at most VMA_SIZE split into VMAs of K
  * pages (every other one mprotect()ed read only), as per-page mbind() or

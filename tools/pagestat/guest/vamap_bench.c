@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Benchmark of tools/mm/numa_vamap in the pagestat guest: the time of
+ * Benchmark of tools/numa_vamap/numa_vamap in the pagestat guest: the time of
  * `numa_vamap PID` on this process against `numa_vamap --naive PID`, one
  * move_pages(2) query for every page of every VMA (in batches of 64K
  * pages), each run as its own process from vfork() to exit, with its
