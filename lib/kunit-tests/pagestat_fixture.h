@@ -102,7 +102,7 @@ static bool pagestat_devmem(struct pagestat_ctx *ctx)
 			pgmap->nr_range = 0;	/* only the region to release */
 		if (kunit_add_action_or_reset(ctx->test, pagestat_devmem_free,
 					      pgmap) || IS_ERR(addr)) {
-			kunit_info(ctx->test, "memremap_pages(): %ld\n", PTR_ERR(addr));
+			kunit_info(ctx->test, "memremap_pages(): %pe\n", addr);
 			return false;
 		}
 		ctx->dev[i] = pgmap;
