@@ -16,7 +16,7 @@
 
 #include "internal.h"
 
-/* Answer every page of [@addr, @end) with @status, two per store. */
+/* pagestat_range()'s run: every page of [@addr, @end), two per store */
 VISIBLE_IF_KUNIT void pagestat_fill(struct pagestat_walk *ps,
 				    unsigned long addr, unsigned long end,
 				    int status)
@@ -31,6 +31,16 @@ VISIBLE_IF_KUNIT void pagestat_fill(struct pagestat_walk *ps,
 	memset64((u64 *)p, (u32)status * 0x100000001ULL, nr / 2);
 	if (nr & 1)
 		p[nr - 1] = status;
+}
+
+/* Report the run [@addr, @end) of pages with @status to the consumer */
+static void pagestat_run(struct pagestat_walk *ps, unsigned long addr,
+			 unsigned long end, int status)
+{
+	if (ps->run)
+		ps->run(ps, addr, (end - addr) >> PAGE_SHIFT, status);
+	else
+		pagestat_fill(ps, addr, end, status);
 }
 
 /* The status of a mapped folio, as move_pages() decides it. */
@@ -127,11 +137,11 @@ static int pagestat_pud_entry(pud_t *pudp, unsigned long addr,
 	if (unlikely(vma->vm_flags & VM_PFNMAP) && pud_present(pud) &&
 	    !pud_special(pud)) {
 		for (; addr < end; addr += PAGE_SIZE)
-			pagestat_fill(walk->private, addr, addr + PAGE_SIZE,
-				      pagestat_pud_status(vma, addr, pud));
+			pagestat_run(walk->private, addr, addr + PAGE_SIZE,
+				     pagestat_pud_status(vma, addr, pud));
 	} else {
-		pagestat_fill(walk->private, addr, end,
-			      pagestat_pud_status(vma, addr, pud));
+		pagestat_run(walk->private, addr, end,
+			     pagestat_pud_status(vma, addr, pud));
 	}
 	spin_unlock(ptl);
 
@@ -152,11 +162,11 @@ static void pagestat_pmd_leaf(struct pagestat_walk *ps,
 	if (unlikely(vma->vm_flags & VM_PFNMAP) && pmd_present(pmd) &&
 	    !pmd_special(pmd)) {
 		for (; addr < end; addr += PAGE_SIZE)
-			pagestat_fill(ps, addr, addr + PAGE_SIZE,
-				      pagestat_pmd_status(vma, addr, pmd));
+			pagestat_run(ps, addr, addr + PAGE_SIZE,
+				     pagestat_pmd_status(vma, addr, pmd));
 		return;
 	}
-	pagestat_fill(ps, addr, end, pagestat_pmd_status(vma, addr, pmd));
+	pagestat_run(ps, addr, end, pagestat_pmd_status(vma, addr, pmd));
 }
 
 /* How many entries from @ptep[0], which is empty, up to @nr, are empty */
@@ -172,14 +182,59 @@ VISIBLE_IF_KUNIT unsigned long pagestat_none_run(pte_t *ptep, unsigned long nr)
 	return max_t(unsigned long, (p - (char *)ptep) / sizeof(*ptep), 1);
 }
 
+/*
+ * The PTEs of [@addr, @end) from @ptep on, under the PTE table lock: stored
+ * one per page into pagestat_range()'s array, or, for a consumer of runs
+ * (@runs, constant at each call), reported as runs of equal status.
+ */
+static __always_inline void pagestat_ptes(struct pagestat_walk *ps,
+					  struct vm_area_struct *vma,
+					  pte_t *ptep, unsigned long addr,
+					  unsigned long end, bool runs)
+{
+	int *status = runs ? NULL :
+		ps->status + ((addr - ps->start) >> PAGE_SHIFT);
+	unsigned long run = addr;
+	int run_st = -ENOENT;
+
+	for (; addr < end; addr += PAGE_SIZE, ptep++) {
+		pte_t pte = ptep_get(ptep);
+		unsigned long n = 1;
+		/* Swap, migration, device and marker entries: -ENOENT */
+		int st = -ENOENT;
+
+		if (likely(pte_present(pte)))
+			st = pagestat_pte_status(vma, addr, pte);
+		else if (pte_none(pte))
+			n = pagestat_none_run(ptep, (end - addr) >> PAGE_SHIFT);
+
+		if (!runs) {
+			if (n == 1)
+				*status = st;
+			else
+				pagestat_fill(ps, addr, addr + n * PAGE_SIZE, st);
+			status += n;
+		} else if (st != run_st) {
+			if (addr != run)
+				ps->run(ps, run, (addr - run) >> PAGE_SHIFT, run_st);
+			run = addr;
+			run_st = st;
+		}
+		/* The loop steps over the last of them */
+		addr += (n - 1) * PAGE_SIZE;
+		ptep += n - 1;
+	}
+	if (runs)
+		ps->run(ps, run, (end - run) >> PAGE_SHIFT, run_st);
+}
+
 static int pagestat_pmd_entry(pmd_t *pmdp, unsigned long addr,
 			      unsigned long end, struct mm_walk *walk)
 {
 	struct pagestat_walk *ps = walk->private;
 	struct vm_area_struct *vma = walk->vma;
-	int *status = ps->status + ((addr - ps->start) >> PAGE_SHIFT);
 	spinlock_t *ptl;	/* the PMD lock, then the PTE table lock */
-	pte_t *start, *ptep;
+	pte_t *ptep;
 	pmd_t pmd;
 
 	/* THP, huge zero, PFN map, device-private or migration entry */
@@ -204,26 +259,11 @@ static int pagestat_pmd_entry(pmd_t *pmdp, unsigned long addr,
 		walk->action = ACTION_AGAIN;
 		return 0;
 	}
-	start = ptep;
-	for (; addr < end; addr += PAGE_SIZE, ptep++, status++) {
-		pte_t pte = ptep_get(ptep);
-		unsigned long n;
-
-		if (likely(pte_present(pte))) {
-			*status = pagestat_pte_status(vma, addr, pte);
-		} else if (pte_none(pte)) {
-			n = pagestat_none_run(ptep, (end - addr) >> PAGE_SHIFT);
-			pagestat_fill(ps, addr, addr + n * PAGE_SIZE, -ENOENT);
-			/* The loop steps over the last of them */
-			addr += (n - 1) * PAGE_SIZE;
-			ptep += n - 1;
-			status += n - 1;
-		} else {
-			/* Swap, migration, device and marker entries */
-			*status = -ENOENT;
-		}
-	}
-	pte_unmap_unlock(start, ptl);
+	if (ps->run)
+		pagestat_ptes(ps, vma, ptep, addr, end, true);
+	else
+		pagestat_ptes(ps, vma, ptep, addr, end, false);
+	pte_unmap_unlock(ptep, ptl);
 	cond_resched();
 	return 0;
 }
@@ -232,7 +272,7 @@ static int pagestat_pte_hole(unsigned long addr, unsigned long end,
 			     __always_unused int depth, struct mm_walk *walk)
 {
 	/* Outside any VMA: vma_lookup() fails, move_pages() says -EFAULT */
-	pagestat_fill(walk->private, addr, end, walk->vma ? -ENOENT : -EFAULT);
+	pagestat_run(walk->private, addr, end, walk->vma ? -ENOENT : -EFAULT);
 	return 0;
 }
 
@@ -261,7 +301,7 @@ static int pagestat_hugetlb_entry(pte_t *ptep, unsigned long hmask,
 			st = pagestat_folio_status(page_folio(pte_page(pte)));
 	}
 	spin_unlock(ptl);
-	pagestat_fill(walk->private, addr, end, st);
+	pagestat_run(walk->private, addr, end, st);
 	return 0;
 }
 #else
@@ -285,6 +325,31 @@ static const struct mm_walk_ops pagestat_walk_ops = {
 };
 
 /**
+ * pagestat_walk - report the status of the pages of a range as runs
+ * @mm: the address space to look at.
+ * @start: first address of the range, page aligned.
+ * @end: end of the range, page aligned, above @start.
+ * @ps: @ps->run is called for each run.
+ *
+ * Walk the page tables of [@start, @end) once, and call
+ * @ps->run(@ps, addr, nr_pages, status) for runs of pages that cover the
+ * range in address order, each page's status as pagestat_range() defines
+ * it: one run for a PMD or PUD leaf, a hole or an empty stretch of a table,
+ * one for each PTE or run of PTEs with one status. Adjacent runs may have
+ * the same status. @ps->run may be called under a page table lock, and
+ * must not sleep.
+ *
+ * Context: Process context; may sleep. Caller holds mmap_read_lock(@mm).
+ * Return: 0, or -EINVAL if @end is not above @start.
+ */
+int pagestat_walk(struct mm_struct *mm, unsigned long start,
+		  unsigned long end, struct pagestat_walk *ps)
+{
+	mmap_assert_locked(mm);
+	return walk_page_range(mm, start, end, &pagestat_walk_ops, ps);
+}
+
+/**
  * pagestat_range - find the node of each page of a range
  * @mm: the address space to look at.
  * @start: an address in the first page; need not be page aligned.
@@ -305,8 +370,8 @@ static const struct mm_walk_ops pagestat_walk_ops = {
  *   marker entries, zone device folios, special entries and PFN mappings
  *   without a normal page.
  *
- * @start is used as it is: a caller untags a user's pointer first. Huge
- * pages are answered per leaf and never split.
+ * @start is used as it is, tagged or not. Huge pages are answered per leaf
+ * and never split.
  *
  * Context: Process context; may sleep. Caller holds mmap_read_lock(@mm).
  * Return: 0, or -EINVAL if the range wraps around the end of the address
@@ -315,6 +380,7 @@ static const struct mm_walk_ops pagestat_walk_ops = {
 int pagestat_range(struct mm_struct *mm, unsigned long start,
 		   unsigned long nr_pages, int *status)
 {
+	/* No ->run: the walk fills @status itself */
 	struct pagestat_walk ps = { .status = status };
 	unsigned long last;
 
@@ -335,6 +401,5 @@ int pagestat_range(struct mm_struct *mm, unsigned long start,
 	}
 
 	ps.start = start;
-	return walk_page_range(mm, start, last + PAGE_SIZE, &pagestat_walk_ops,
-			       &ps);
+	return pagestat_walk(mm, start, last + PAGE_SIZE, &ps);
 }

@@ -4,12 +4,18 @@
 
 struct mm_struct;
 
+/* A consumer of the walk: see pagestat_walk() */
 struct pagestat_walk {
+	void (*run)(struct pagestat_walk *ps, unsigned long addr,
+		    unsigned long nr_pages, int status);
+	/* pagestat_range()'s, with ->run NULL */
 	unsigned long start;	/* first page of the range */
 	int *status;		/* units: one int per page from start on */
 };
 
-/* Built with CONFIG_NUMA_MIGRATION, for move_pages(2) */
+/* Built with CONFIG_NUMA_MIGRATION, for move_pages(2) and DAMON */
+int pagestat_walk(struct mm_struct *mm, unsigned long start,
+		  unsigned long end, struct pagestat_walk *ps);
 int pagestat_range(struct mm_struct *mm, unsigned long start,
 		   unsigned long nr_pages, int *status);
 

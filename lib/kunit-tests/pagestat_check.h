@@ -53,6 +53,26 @@ static unsigned long pagestat_reprobe(struct pagestat_ctx *ctx, unsigned long st
 	return i;
 }
 
+/* A consumer of pagestat_walk()'s runs that holds them to an array */
+struct pagestat_runs {
+	struct pagestat_walk ps;
+	unsigned long start, next, bad;
+	const int *st;
+};
+
+/* Called under page table locks: counts, never reports */
+static void pagestat_runs_check(struct pagestat_walk *ps, unsigned long addr,
+				unsigned long nr, int status)
+{
+	struct pagestat_runs *r = container_of(ps, struct pagestat_runs, ps);
+	const int *st = r->st + ((addr - r->start) >> PAGE_SHIFT);
+
+	r->bad += addr != r->next || !nr;
+	r->next = addr + nr * PAGE_SIZE;
+	while (nr--)
+		r->bad += *st++ != status;
+}
+
 /*
  * Probe a range, query it with pagestat_range() and page by page with the
  * oracle, and probe it again. If both probes found every claim held, a
@@ -63,6 +83,7 @@ static unsigned long pagestat_reprobe(struct pagestat_ctx *ctx, unsigned long st
 static unsigned long __pagestat_check(struct pagestat_ctx *ctx, unsigned long start,
 				      unsigned long nr, int *st)
 {
+	struct pagestat_runs runs = { .ps.run = pagestat_runs_check, .st = st };
 	struct { unsigned long addr; int doc, orc; } fail[8];
 	unsigned long i, addr, bad = 0;
 	struct pagestat_state s;
@@ -94,6 +115,12 @@ static unsigned long __pagestat_check(struct pagestat_ctx *ctx, unsigned long st
 			   st[(fail[i].addr - start) >> PAGE_SHIFT], fail[i].doc, fail[i].orc);
 	}
 	KUNIT_EXPECT_EQ_MSG(ctx->test, ret, 0, "pagestat_range(%#lx, %lu)", start, nr);
+	/* The runs of one walk cover the range in order, with the array's statuses */
+	runs.start = runs.next = start & PAGE_MASK;
+	KUNIT_EXPECT_EQ(ctx->test, pagestat_walk(ctx->mm, runs.start,
+						 runs.start + nr * PAGE_SIZE, &runs.ps), 0);
+	KUNIT_EXPECT_EQ_MSG(ctx->test, runs.bad, 0, "runs of [%#lx, +%lu pages)", start, nr);
+	KUNIT_EXPECT_EQ(ctx->test, runs.next, runs.start + nr * PAGE_SIZE);
 	KUNIT_EXPECT_EQ_MSG(ctx->test, st[nr], PAGESTAT_UNSET,
 			    "written past [%#lx, +%lu pages)", start, nr);
 	return bad + !!ret;
