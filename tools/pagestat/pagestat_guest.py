@@ -35,6 +35,8 @@ GUEST_PROGS = {
     'numa_vamap': ('tools/numa_vamap/numa_vamap.c', []),
     'vamap_test': ('tools/pagestat/guest/vamap_test.c', []),
     'vamap_bench': ('tools/pagestat/guest/vamap_bench.c', []),
+    # DAMON's node_eligible_mem_bp goal on a vaddr target, through sysfs
+    'damon_test': ('tools/pagestat/guest/damon_test.c', []),
     # hwloc, a real client of the status query (Debian's libhwloc)
     'hwloc_test': ('tools/pagestat/guest/hwloc_test.c', ['-lhwloc']),
     # The kernel's own selftests of what the series changes, from the

@@ -281,3 +281,31 @@ def parse_vamap_bench(lines):
         elif ln.startswith(('FAIL', 'SKIP')):
             fails.append(ln)
     return cases, fails
+
+
+def parse_damon(lines):
+    """What damon_test printed: the errno name of a refused `on`
+    ('refused', or None), the value it read back ('measured') and what it
+    expected ('expected', a list), whether it said "damon: ok" ('ok'), the
+    hot set's share on node 0 over time ('shares', (ms, bp) pairs), where
+    it reached the goal ('reached', (bp, ms) or None) and its FAIL lines."""
+    out = {'refused': None, 'measured': None, 'expected': [], 'ok': False,
+           'shares': [], 'reached': None, 'fails': []}
+    for ln in lines:
+        ln = ln.rstrip()
+        if re.match(r'(damon|tiering): FAIL\b', ln):
+            out['fails'].append(ln)
+        elif ln == 'damon: ok':
+            out['ok'] = True
+        elif re.match(r'damon: on: E[A-Z0-9]+$', ln):
+            out['refused'] = ln.split()[-1]
+        elif re.match(r'damon: measured \d+$', ln):
+            out['measured'] = int(ln.split()[-1])
+        elif re.match(r'damon: expected( \d+)+$', ln):
+            out['expected'] = [int(x) for x in ln.split()[2:]]
+        elif re.match(r'tiering: t=\d+ share=\d+\b', ln):
+            out['shares'].append(tuple(int(x) for x in re.findall(
+                r'(?:t|share)=(\d+)', ln)))
+        elif re.match(r'tiering: reached \d+ at \d+$', ln):
+            out['reached'] = (int(ln.split()[2]), int(ln.split()[4]))
+    return out

@@ -18,8 +18,8 @@ from pagestat_qemu import (
     SELFTEST_NUMA)
 from pagestat_build import DEBUG_FLAVORS, FLAVORS
 from pagestat_parse import (
-    decode_dump, parse_bench, parse_checks, parse_ksft, parse_tap,
-    plan_problem, split_runs)
+    decode_dump, parse_bench, parse_checks, parse_damon, parse_ksft,
+    parse_tap, plan_problem, split_runs)
 from pagestat_guest import guest_run, guest_setup
 from pagestat_bench import BENCH_CASES
 from pagestat_check import ROBOT_BUILDS, robot_slug
@@ -451,6 +451,61 @@ def vamap_tests(t, results, kernels, initrd, progs):
                                                      '\n'.join(body[-20:])))
 
 
+# damon_test's modes, and what each must reach on patched.
+DAMON_MODES = {
+    'value': 'node_eligible_mem_bp of a vaddr target is the share on '
+             'node 0 of its pages',
+    'tiering': 'migrate_hot moves the hot set to node 0 until the '
+               'node_eligible_mem_bp goal is met',
+}
+
+# damon_test's exit status when the kernel refuses to turn the kdamond on.
+DAMON_REFUSED = 2
+
+
+def damon_results(results, flavor, mode, status, body):
+    """damon_test @mode on @flavor: stock 7.3 refuses a vaddr context with
+    a node_eligible_mem_bp goal (__damon_commit_ctx()) with -EINVAL; the
+    patched kernel must give the value, or reach the goal.  Its lines are
+    the detail, and on a pass the value or the share over time is said."""
+    got = parse_damon(body)
+    lines = [ln for ln in body if ln.startswith(('damon: ', 'tiering: '))]
+    detail = 'exit %s:\n%s' % (status, '\n'.join(lines or body[-20:]))
+    if flavor.startswith('stock'):
+        results.record('damon %s on %s: on fails with EINVAL (expected: '
+                       'stock computes node_eligible_mem_bp only for paddr)'
+                       % (mode, flavor), status == DAMON_REFUSED and
+                       got['refused'] == 'EINVAL', detail)
+        return
+    label = 'damon %s on %s: %s' % (mode, flavor, DAMON_MODES[mode])
+    if mode == 'value':
+        ok = got['ok'] and got['measured'] is not None
+        said = 'measured %s bp, expected %s' % (
+            got['measured'], ' or '.join(map(str, got['expected'])))
+    else:
+        ok = got['reached'] is not None
+        said = 'reached %d bp at %d ms; share at each ms: %s' % (
+            (got['reached'] or (0, 0)) +
+            (' '.join('%d:%d' % s for s in got['shares']),))
+    ok = ok and status == 0 and not got['fails']
+    results.record(label, ok, detail)
+    if ok:
+        say('%s: %s' % (label, said))
+
+
+def damon_tests(t, results, kernels, initrd, progs):
+    """damon_test value and tiering on both boot kernels."""
+    if not have_prog(results, progs, 'damon_test', 'stock and patched'):
+        return
+    for flavor in ('stock', 'patched'):
+        for mode in DAMON_MODES:
+            got = guest_run(t, results, 'damon %s on %s' % (mode, flavor),
+                            flavor, kernels[flavor], initrd,
+                            ['/bin/damon_test', mode], timeout=600)
+            if got:
+                damon_results(results, flavor, mode, *got)
+
+
 def boot_runs(t, results, kernels, initrd, progs):
     """The programs on the boot kernels, stock against patched."""
     outs = {}
@@ -565,7 +620,7 @@ def guest_jobs(t, results, debug=False):
     with @debug, each debug kernel's (what --full adds); else the boot
     kernels': the real clients (migration's cases run 20 s each) on each
     boot kernel apart, so that both run at once, then the selftests,
-    numa_vamap's and the benchmark's."""
+    numa_vamap's, DAMON's and the benchmark's."""
     flavors = DEBUG_FLAVORS if debug else FLAVORS
     kernels, progs, initrd = guest_setup(t, flavors)
     a = (t, results, kernels, initrd, progs)
@@ -578,6 +633,7 @@ def guest_jobs(t, results, debug=False):
              for f in flavors] +
             [('boot kernel runs', functools.partial(boot_runs, *a)),
              ('numa_vamap', functools.partial(vamap_tests, *a)),
+             ('damon', functools.partial(damon_tests, *a)),
              ('move_pages_bench', functools.partial(bench_runs, *a))])
 
 

@@ -9,7 +9,7 @@ import unittest
 import harness_util  # noqa: F401 (the modules' path)
 from pagestat_common import Results
 from pagestat_parse import (
-    console_splats, decode_dump, ksft_plan, parse_guest_output,
+    console_splats, decode_dump, ksft_plan, parse_damon, parse_guest_output,
     parse_kunit_json, parse_ksft, parse_tap, plan_problem, split_runs)
 from pagestat_test import compare_dumps, first_difference
 
@@ -158,6 +158,56 @@ class TapTest(unittest.TestCase):
         with contextlib.redirect_stdout(io.StringIO()):
             compare_dumps(r, 'reversed', fixed, stock)
         self.assertEqual(r.failed, 3)
+
+
+
+class DamonTest(unittest.TestCase):
+    def test_value(self):
+        got = parse_damon(['damon: layout 32 MiB on node 0, 16 MiB on node 1',
+                           'damon: measured 6153', 'damon: expected 6154 6153',
+                           'damon: ok'])
+        self.assertEqual((got['measured'], got['expected'], got['ok']),
+                         (6153, [6154, 6153], True))
+        self.assertEqual((got['refused'], got['reached'], got['fails']),
+                         (None, None, []))
+
+    def test_refused(self):
+        got = parse_damon(['damon: layout 32 MiB on node 0',
+                           'damon: on: EINVAL'])
+        self.assertEqual(got['refused'], 'EINVAL')
+        self.assertFalse(got['ok'])
+        # Another errno is named as it is; a write that failed is a FAIL
+        got = parse_damon(['damon: FAIL write vaddr to /sys/x: ENOENT',
+                           'damon: on: EBUSY\r'])
+        self.assertEqual(got['refused'], 'EBUSY')
+        self.assertEqual(got['fails'],
+                         ['damon: FAIL write vaddr to /sys/x: ENOENT'])
+
+    def test_mismatch(self):
+        got = parse_damon(['damon: measured 0', 'damon: expected 6154 6153',
+                           'damon: FAIL measured 0, expected 6154 (before) '
+                           'or 6153 (after)'])
+        self.assertEqual(got['measured'], 0)
+        self.assertFalse(got['ok'])
+        self.assertEqual(len(got['fails']), 1)
+
+    def test_tiering(self):
+        lines = ['tiering: hot 64 MiB, cold 32 MiB, on node 1; goal 8000 bp',
+                 'tiering: t=0 share=0 cold=0',
+                 'tiering: t=200 share=1250 cold=0',
+                 'tiering: t=400 share=8750 cold=12',
+                 'tiering: reached 8750 at 400']
+        got = parse_damon(lines)
+        self.assertEqual(got['shares'], [(0, 0), (200, 1250), (400, 8750)])
+        self.assertEqual(got['reached'], (8750, 400))
+        self.assertEqual(got['fails'], [])
+        got = parse_damon(lines[:3] + ['tiering: FAIL not reached in 30001'])
+        self.assertIsNone(got['reached'])
+        self.assertEqual(got['fails'], ['tiering: FAIL not reached in 30001'])
+        # Other programs' lines are not damon_test's
+        got = parse_damon(['ok - damon: ok', 'share=1', 'damon: okay'])
+        self.assertEqual((got['ok'], got['shares'], got['fails']),
+                         (False, [], []))
 
 
 if __name__ == '__main__':

@@ -274,11 +274,12 @@ class MissingProgramTest(unittest.TestCase):
             pagestat_test.selftest_runs(*a)
             pagestat_test.vamap_tests(*a)
             pagestat_test.bench_runs(*a)
+            pagestat_test.damon_tests(*a)
             pagestat_test.debug_runs(*a, flavors=('stock-debug',))
         names = [n for n, _ in r.failures]
         for prog in ('hwloc_test', 'migration', 'pagemap_ioctl',
                      'move_pages_stat', 'move_pages_stat_32', 'vamap_test',
-                     'numa_vamap', 'move_pages_bench'):
+                     'numa_vamap', 'move_pages_bench', 'damon_test'):
             self.assertTrue([n for n in names if n.startswith(prog + ' ')],
                             prog)
         self.assertEqual(r.passed, 0)
@@ -325,6 +326,85 @@ class PairsTest(unittest.TestCase):
         self.assertIsNone(p.put('x', 'stock', 3))
         self.assertEqual(p.put('x', 'stock-debug', 1), (1, 2))
         self.assertEqual(p.put('x', 'patched', 4), (3, 4))
+
+
+
+class DamonTest(unittest.TestCase):
+    VALUE = ['damon: layout 32 MiB on node 0, 16 MiB on node 1, 4 MiB of '
+             'THP on node 1', 'damon: measured 6153',
+             'damon: expected 6154 6153', 'damon: ok']
+    TIERING = ['tiering: hot 64 MiB, cold 32 MiB, on node 1; goal 8000 bp',
+               'tiering: t=0 share=0 cold=0',
+               'tiering: t=200 share=8750 cold=0',
+               'tiering: reached 8750 at 200']
+
+    def record(self, flavor, mode, status, body):
+        r = Results()
+        with contextlib.redirect_stdout(io.StringIO()) as out:
+            pagestat_test.damon_results(r, flavor, mode, status, body)
+        return r, out.getvalue()
+
+    def test_stock_refuses(self):
+        for mode in ('value', 'tiering'):
+            r, _ = self.record('stock', mode, 2, ['damon: on: EINVAL'])
+            self.assertEqual((r.passed, r.failed), (1, 0))
+            # Started, or refused otherwise: the expected refusal unseen
+            for status, body in ((0, self.VALUE), (2, ['damon: on: EBUSY']),
+                                 (1, ['damon: on: EINVAL']), (0, [])):
+                r, out = self.record('stock', mode, status, body)
+                self.assertEqual((r.passed, r.failed), (0, 1))
+                self.assertIn('damon %s on stock: on fails with EINVAL '
+                              '(expected: stock computes '
+                              'node_eligible_mem_bp only for paddr)' % mode,
+                              r.failures[0][0])
+
+    def test_patched_value(self):
+        r, out = self.record('patched', 'value', 0, self.VALUE)
+        self.assertEqual((r.passed, r.failed), (1, 0))
+        self.assertIn('measured 6153 bp, expected 6154 or 6153', out)
+        for status, body in ((2, ['damon: on: EINVAL']),
+                             (1, self.VALUE[:3] + ['damon: FAIL measured '
+                                                   '6153, expected 7000']),
+                             (1, self.VALUE), (0, self.VALUE[:3])):
+            r, _ = self.record('patched', 'value', status, body)
+            self.assertEqual((r.passed, r.failed), (0, 1), body)
+            self.assertIn('exit %d:\n%s' % (status, body[0]),
+                          r.failures[0][1])
+
+    def test_patched_tiering(self):
+        r, out = self.record('patched', 'tiering', 0, self.TIERING)
+        self.assertEqual((r.passed, r.failed), (1, 0))
+        # The share over time is in the log
+        self.assertIn('reached 8750 bp at 200 ms', out)
+        self.assertIn('0:0 200:8750', out)
+        fail = self.TIERING[:3] + ['tiering: FAIL not reached in 30001']
+        r, _ = self.record('patched', 'tiering', 1, fail)
+        self.assertEqual((r.passed, r.failed), (0, 1))
+        # The detail keeps every line of the share over time
+        for ln in fail:
+            self.assertIn(ln, r.failures[0][1])
+
+    def test_runs(self):
+        runs = []
+
+        def fake_run(t, results, label, flavor, kernel, initrd, argv, **kw):
+            runs.append((label, flavor, argv))
+            return ((2, ['damon: on: EINVAL']) if flavor == 'stock' else
+                    (0, self.VALUE if argv[1] == 'value' else self.TIERING))
+        r = Results()
+        with mock.patch.object(pagestat_test, 'guest_run', fake_run), \
+                contextlib.redirect_stdout(io.StringIO()):
+            pagestat_test.damon_tests(None, r, {'stock': 'k', 'patched': 'k'},
+                                      'i', {'damon_test': '/g/damon_test'})
+        self.assertEqual([(f, a) for _, f, a in runs],
+                         [(f, ['/bin/damon_test', m])
+                          for f in ('stock', 'patched')
+                          for m in ('value', 'tiering')])
+        self.assertEqual((r.passed, r.failed), (4, 0))
+
+    def test_a_job(self):
+        names = TierTest().jobs(False)[0]
+        self.assertIn('damon', names)
 
 
 if __name__ == '__main__':
