@@ -16,7 +16,10 @@
 
 #include "internal.h"
 
-/* pagestat_range()'s run: every page of [@addr, @end), two per store */
+/*
+ * Report the pages of [@addr, @end), all with @status, to the consumer; or
+ * store the status of each into pagestat_range()'s array, two per store.
+ */
 VISIBLE_IF_KUNIT void pagestat_fill(struct pagestat_walk *ps,
 				    unsigned long addr, unsigned long end,
 				    int status)
@@ -24,6 +27,10 @@ VISIBLE_IF_KUNIT void pagestat_fill(struct pagestat_walk *ps,
 	int *p = ps->status + ((addr - ps->start) >> PAGE_SHIFT);
 	unsigned long nr = (end - addr) >> PAGE_SHIFT;
 
+	if (ps->run) {
+		ps->run(ps, addr, nr, status);
+		return;
+	}
 	if (nr > 1 && !IS_ALIGNED((unsigned long)p, sizeof(u64))) {
 		*p++ = status;
 		nr--;
@@ -31,16 +38,6 @@ VISIBLE_IF_KUNIT void pagestat_fill(struct pagestat_walk *ps,
 	memset64((u64 *)p, (u32)status * 0x100000001ULL, nr / 2);
 	if (nr & 1)
 		p[nr - 1] = status;
-}
-
-/* Report the run [@addr, @end) of pages with @status to the consumer */
-static void pagestat_run(struct pagestat_walk *ps, unsigned long addr,
-			 unsigned long end, int status)
-{
-	if (ps->run)
-		ps->run(ps, addr, (end - addr) >> PAGE_SHIFT, status);
-	else
-		pagestat_fill(ps, addr, end, status);
 }
 
 /* The status of a mapped folio, as move_pages() decides it. */
@@ -137,11 +134,11 @@ static int pagestat_pud_entry(pud_t *pudp, unsigned long addr,
 	if (unlikely(vma->vm_flags & VM_PFNMAP) && pud_present(pud) &&
 	    !pud_special(pud)) {
 		for (; addr < end; addr += PAGE_SIZE)
-			pagestat_run(walk->private, addr, addr + PAGE_SIZE,
-				     pagestat_pud_status(vma, addr, pud));
+			pagestat_fill(walk->private, addr, addr + PAGE_SIZE,
+				      pagestat_pud_status(vma, addr, pud));
 	} else {
-		pagestat_run(walk->private, addr, end,
-			     pagestat_pud_status(vma, addr, pud));
+		pagestat_fill(walk->private, addr, end,
+			      pagestat_pud_status(vma, addr, pud));
 	}
 	spin_unlock(ptl);
 
@@ -162,11 +159,11 @@ static void pagestat_pmd_leaf(struct pagestat_walk *ps,
 	if (unlikely(vma->vm_flags & VM_PFNMAP) && pmd_present(pmd) &&
 	    !pmd_special(pmd)) {
 		for (; addr < end; addr += PAGE_SIZE)
-			pagestat_run(ps, addr, addr + PAGE_SIZE,
-				     pagestat_pmd_status(vma, addr, pmd));
+			pagestat_fill(ps, addr, addr + PAGE_SIZE,
+				      pagestat_pmd_status(vma, addr, pmd));
 		return;
 	}
-	pagestat_run(ps, addr, end, pagestat_pmd_status(vma, addr, pmd));
+	pagestat_fill(ps, addr, end, pagestat_pmd_status(vma, addr, pmd));
 }
 
 /* How many entries from @ptep[0], which is empty, up to @nr, are empty */
@@ -272,7 +269,7 @@ static int pagestat_pte_hole(unsigned long addr, unsigned long end,
 			     __always_unused int depth, struct mm_walk *walk)
 {
 	/* Outside any VMA: vma_lookup() fails, move_pages() says -EFAULT */
-	pagestat_run(walk->private, addr, end, walk->vma ? -ENOENT : -EFAULT);
+	pagestat_fill(walk->private, addr, end, walk->vma ? -ENOENT : -EFAULT);
 	return 0;
 }
 
@@ -301,7 +298,7 @@ static int pagestat_hugetlb_entry(pte_t *ptep, unsigned long hmask,
 			st = pagestat_folio_status(page_folio(pte_page(pte)));
 	}
 	spin_unlock(ptl);
-	pagestat_run(walk->private, addr, end, st);
+	pagestat_fill(walk->private, addr, end, st);
 	return 0;
 }
 #else
@@ -325,19 +322,17 @@ static const struct mm_walk_ops pagestat_walk_ops = {
 };
 
 /**
- * pagestat_walk - report the status of the pages of a range as runs
+ * pagestat_walk - report the status of each page of a range, in runs
  * @mm: the address space to look at.
  * @start: first address of the range, page aligned.
  * @end: end of the range, page aligned, above @start.
- * @ps: @ps->run is called for each run.
+ * @ps: the consumer: @ps->run(@ps, addr, nr_pages, status) is called for
+ *	runs of pages with one status that cover the range in address order.
  *
- * Walk the page tables of [@start, @end) once, and call
- * @ps->run(@ps, addr, nr_pages, status) for runs of pages that cover the
- * range in address order, each page's status as pagestat_range() defines
- * it: one run for a PMD or PUD leaf, a hole or an empty stretch of a table,
- * one for each PTE or run of PTEs with one status. Adjacent runs may have
- * the same status. @ps->run may be called under a page table lock, and
- * must not sleep.
+ * Each page's status is the one pagestat_range() gives it. A PMD or PUD
+ * leaf, a hole and an empty stretch of a table make one run each; PTEs make
+ * one run per PTE or run of PTEs with one status. @ps->run may be called
+ * under a page table lock and must not sleep.
  *
  * Context: Process context; may sleep. Caller holds mmap_read_lock(@mm).
  * Return: 0, or -EINVAL if @end is not above @start.
