@@ -55,8 +55,8 @@ static int pagestat_folio_status(struct folio *folio)
  * holds the PTE table lock. As folio_walk_start(FW_ZEROPAGE):
  * vm_normal_page() decides, then the zero pfn.
  */
-static int pagestat_pte_status(struct vm_area_struct *vma, unsigned long addr,
-			       pte_t pte)
+static __always_inline int pagestat_pte_status(struct vm_area_struct *vma,
+					       unsigned long addr, pte_t pte)
 {
 	unsigned long pfn = pte_pfn(pte);
 	struct page *page;
@@ -180,49 +180,31 @@ VISIBLE_IF_KUNIT unsigned long pagestat_none_run(pte_t *ptep, unsigned long nr)
 }
 
 /*
- * The PTEs of [@addr, @end) from @ptep on, under the PTE table lock: stored
- * one per page into pagestat_range()'s array, or, for a consumer of runs
- * (@runs, constant at each call), reported as runs of equal status.
+ * pagestat_walk()'s consumer gets the PTEs of [@addr, @end) from @ptep on as
+ * runs of one status; the caller holds the PTE table lock.
  */
-static __always_inline void pagestat_ptes(struct pagestat_walk *ps,
-					  struct vm_area_struct *vma,
-					  pte_t *ptep, unsigned long addr,
-					  unsigned long end, bool runs)
+static void pagestat_pte_runs(struct pagestat_walk *ps,
+			      struct vm_area_struct *vma, pte_t *ptep,
+			      unsigned long addr, unsigned long end)
 {
-	int *status = runs ? NULL :
-		ps->status + ((addr - ps->start) >> PAGE_SHIFT);
 	unsigned long run = addr;
-	int run_st = -ENOENT;
+	int run_st = -ENOENT, st;
 
 	for (; addr < end; addr += PAGE_SIZE, ptep++) {
 		pte_t pte = ptep_get(ptep);
-		unsigned long n = 1;
-		/* Swap, migration, device and marker entries: -ENOENT */
-		int st = -ENOENT;
 
-		if (likely(pte_present(pte)))
-			st = pagestat_pte_status(vma, addr, pte);
-		else if (pte_none(pte))
-			n = pagestat_none_run(ptep, (end - addr) >> PAGE_SHIFT);
-
-		if (!runs) {
-			if (n == 1)
-				*status = st;
-			else
-				pagestat_fill(ps, addr, addr + n * PAGE_SIZE, st);
-			status += n;
-		} else if (st != run_st) {
+		/* Not present: empty, swap, migration, device, marker */
+		st = pte_present(pte) ? pagestat_pte_status(vma, addr, pte) :
+					-ENOENT;
+		if (st != run_st) {
 			if (addr != run)
-				ps->run(ps, run, (addr - run) >> PAGE_SHIFT, run_st);
+				ps->run(ps, run, (addr - run) >> PAGE_SHIFT,
+					run_st);
 			run = addr;
 			run_st = st;
 		}
-		/* The loop steps over the last of them */
-		addr += (n - 1) * PAGE_SIZE;
-		ptep += n - 1;
 	}
-	if (runs)
-		ps->run(ps, run, (end - run) >> PAGE_SHIFT, run_st);
+	ps->run(ps, run, (end - run) >> PAGE_SHIFT, run_st);
 }
 
 static int pagestat_pmd_entry(pmd_t *pmdp, unsigned long addr,
@@ -230,8 +212,9 @@ static int pagestat_pmd_entry(pmd_t *pmdp, unsigned long addr,
 {
 	struct pagestat_walk *ps = walk->private;
 	struct vm_area_struct *vma = walk->vma;
+	int *status = ps->status + ((addr - ps->start) >> PAGE_SHIFT);
 	spinlock_t *ptl;	/* the PMD lock, then the PTE table lock */
-	pte_t *ptep;
+	pte_t *start, *ptep;
 	pmd_t pmd;
 
 	/* THP, huge zero, PFN map, device-private or migration entry */
@@ -256,11 +239,32 @@ static int pagestat_pmd_entry(pmd_t *pmdp, unsigned long addr,
 		walk->action = ACTION_AGAIN;
 		return 0;
 	}
-	if (ps->run)
-		pagestat_ptes(ps, vma, ptep, addr, end, true);
-	else
-		pagestat_ptes(ps, vma, ptep, addr, end, false);
-	pte_unmap_unlock(ptep, ptl);
+	start = ptep;
+	if (ps->run) {
+		pagestat_pte_runs(ps, vma, ptep, addr, end);
+		goto unlock;
+	}
+	/* pagestat_range()'s array: a status per page, one store each */
+	for (; addr < end; addr += PAGE_SIZE, ptep++, status++) {
+		pte_t pte = ptep_get(ptep);
+		unsigned long n;
+
+		if (likely(pte_present(pte))) {
+			*status = pagestat_pte_status(vma, addr, pte);
+		} else if (pte_none(pte)) {
+			n = pagestat_none_run(ptep, (end - addr) >> PAGE_SHIFT);
+			pagestat_fill(ps, addr, addr + n * PAGE_SIZE, -ENOENT);
+			/* The loop steps over the last of them */
+			addr += (n - 1) * PAGE_SIZE;
+			ptep += n - 1;
+			status += n - 1;
+		} else {
+			/* Swap, migration, device and marker entries */
+			*status = -ENOENT;
+		}
+	}
+unlock:
+	pte_unmap_unlock(start, ptl);
 	cond_resched();
 	return 0;
 }
@@ -396,5 +400,6 @@ int pagestat_range(struct mm_struct *mm, unsigned long start,
 	}
 
 	ps.start = start;
-	return pagestat_walk(mm, start, last + PAGE_SIZE, &ps);
+	return walk_page_range(mm, start, last + PAGE_SIZE, &pagestat_walk_ops,
+			       &ps);
 }

@@ -116,7 +116,8 @@ static unsigned long __pagestat_check(struct pagestat_ctx *ctx, unsigned long st
 	}
 	KUNIT_EXPECT_EQ_MSG(ctx->test, ret, 0, "pagestat_range(%#lx, %lu)", start, nr);
 	/* The runs of one walk cover the range in order, with the array's statuses */
-	runs.start = runs.next = start & PAGE_MASK;
+	runs.start = start & PAGE_MASK;
+	runs.next = runs.start;
 	KUNIT_EXPECT_EQ(ctx->test, pagestat_walk(ctx->mm, runs.start,
 						 runs.start + nr * PAGE_SIZE, &runs.ps), 0);
 	KUNIT_EXPECT_EQ_MSG(ctx->test, runs.bad, 0, "runs of [%#lx, +%lu pages)", start, nr);
