@@ -16,10 +16,7 @@
 
 #include "internal.h"
 
-/*
- * Report the pages of [@addr, @end), all with @status, to the consumer; or
- * store the status of each into pagestat_range()'s array, two per store.
- */
+/* Pages [@addr, @end) have @status: to the consumer, or into the array */
 VISIBLE_IF_KUNIT void pagestat_fill(struct pagestat_walk *ps,
 				    unsigned long addr, unsigned long end,
 				    int status)
@@ -179,32 +176,29 @@ VISIBLE_IF_KUNIT unsigned long pagestat_none_run(pte_t *ptep, unsigned long nr)
 	return max_t(unsigned long, (p - (char *)ptep) / sizeof(*ptep), 1);
 }
 
-/*
- * pagestat_walk()'s consumer gets the PTEs of [@addr, @end) from @ptep on as
- * runs of one status; the caller holds the PTE table lock.
- */
+/* The PTEs of [@addr, @end) as runs of one status, under their table lock */
 static void pagestat_pte_runs(struct pagestat_walk *ps,
 			      struct vm_area_struct *vma, pte_t *ptep,
 			      unsigned long addr, unsigned long end)
 {
 	unsigned long run = addr;
-	int run_st = -ENOENT, st;
+	int run_st = -ENOENT;
 
 	for (; addr < end; addr += PAGE_SIZE, ptep++) {
 		pte_t pte = ptep_get(ptep);
-
 		/* Not present: empty, swap, migration, device, marker */
-		st = pte_present(pte) ? pagestat_pte_status(vma, addr, pte) :
-					-ENOENT;
-		if (st != run_st) {
-			if (addr != run)
-				ps->run(ps, run, (addr - run) >> PAGE_SHIFT,
-					run_st);
-			run = addr;
-			run_st = st;
-		}
+		int st = -ENOENT;
+
+		if (pte_present(pte))
+			st = pagestat_pte_status(vma, addr, pte);
+		if (st == run_st)
+			continue;
+		if (addr != run)
+			pagestat_fill(ps, run, addr, run_st);
+		run = addr;
+		run_st = st;
 	}
-	ps->run(ps, run, (end - run) >> PAGE_SHIFT, run_st);
+	pagestat_fill(ps, run, end, run_st);
 }
 
 static int pagestat_pmd_entry(pmd_t *pmdp, unsigned long addr,
@@ -244,7 +238,6 @@ static int pagestat_pmd_entry(pmd_t *pmdp, unsigned long addr,
 		pagestat_pte_runs(ps, vma, ptep, addr, end);
 		goto unlock;
 	}
-	/* pagestat_range()'s array: a status per page, one store each */
 	for (; addr < end; addr += PAGE_SIZE, ptep++, status++) {
 		pte_t pte = ptep_get(ptep);
 		unsigned long n;
@@ -330,13 +323,9 @@ static const struct mm_walk_ops pagestat_walk_ops = {
  * @mm: the address space to look at.
  * @start: first address of the range, page aligned.
  * @end: end of the range, page aligned, above @start.
- * @ps: the consumer: @ps->run(@ps, addr, nr_pages, status) is called for
- *	runs of pages with one status that cover the range in address order.
- *
- * Each page's status is the one pagestat_range() gives it. A PMD or PUD
- * leaf, a hole and an empty stretch of a table make one run each; PTEs make
- * one run per PTE or run of PTEs with one status. @ps->run may be called
- * under a page table lock and must not sleep.
+ * @ps: @ps->run(@ps, addr, nr_pages, status) is called for runs of pages
+ *	with one status, pagestat_range()'s, that cover the range in order:
+ *	one per leaf, hole or run of PTEs. It must not sleep.
  *
  * Context: Process context; may sleep. Caller holds mmap_read_lock(@mm).
  * Return: 0, or -EINVAL if @end is not above @start.
@@ -344,7 +333,6 @@ static const struct mm_walk_ops pagestat_walk_ops = {
 int pagestat_walk(struct mm_struct *mm, unsigned long start,
 		  unsigned long end, struct pagestat_walk *ps)
 {
-	mmap_assert_locked(mm);
 	return walk_page_range(mm, start, end, &pagestat_walk_ops, ps);
 }
 

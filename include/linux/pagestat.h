@@ -4,11 +4,10 @@
 
 struct mm_struct;
 
-/* A consumer of the walk: see pagestat_walk() */
+/* A consumer of pagestat_walk(); pagestat_range()'s has no ->run */
 struct pagestat_walk {
 	void (*run)(struct pagestat_walk *ps, unsigned long addr,
 		    unsigned long nr_pages, int status);
-	/* pagestat_range()'s, with ->run NULL */
 	unsigned long start;	/* first page of the range */
 	int *status;		/* units: one int per page from start on */
 };
