@@ -137,10 +137,11 @@ def bench_table(res, guests, size='1G', spread=False, v2=None):
     return '\n'.join(out)
 
 
-def bench_json(res, guests, size, spread, vres, v2_files, v2_note):
+def bench_json(res, guests, size, spread, vres, v2_files, v2_note,
+               dres=None):
     """What bench --json writes: each case on each kernel (v2's figures
-    null where it was not measured), the guests and numa_vamap's
-    cases."""
+    null where it was not measured), the guests, numa_vamap's cases and
+    DAMON's (@dres, damon_json(); null when not run)."""
     cases = []
     for n in res['stock']:
         if n not in res['patched']:
@@ -156,7 +157,8 @@ def bench_json(res, guests, size, spread, vres, v2_files, v2_note):
             'spread': spread, 'v2': {'measured': 'v2' in res,
                                      'patches': v2_files or [],
                                      'note': v2_note},
-            'cases': cases, 'vamap': vres}
+            'cases': cases, 'vamap': vres,
+            'damon': damon_json(dres) if dres else None}
 
 
 def parse_size(text):
@@ -196,3 +198,104 @@ def host_memory_mb():
             if ln.startswith('MemTotal:'):
                 return int(ln.split()[1]) >> 10
     return 0
+
+
+# bench damon: one boot per buffer of damon_test cost, with the operations
+# sets each kernel measures on it.  Stock refuses a vaddr context with the
+# goal; v2 does not change DAMON and is not booted for it.
+DAMON_BOOTS = {'stock': (('4k', ('paddr',)), ('thp', ('paddr',))),
+               'patched': (('4k', ('vaddr', 'paddr')),
+                           ('thp', ('vaddr', 'paddr')),
+                           ('sparse', ('vaddr',)))}
+
+# The bar of sparse: instructions per evaluation per page of the reservation
+DAMON_SPARSE_BAR = 0.1
+
+
+def damon_bars(res):
+    """The issue's bars on @res ({kernel: {(case, ops): result}}), as
+    (what, the figures, True/False, or None where not measured): patched's
+    vaddr costs no more per page than paddr for 4k and thp (patched's
+    paddr, the same code as stock's, or stock's where patched's was not
+    measured), and at most DAMON_SPARSE_BAR per page of sparse's
+    reservation."""
+    pa, st = res.get('patched', {}), res.get('stock', {})
+    bars = []
+    for case in ('4k', 'thp'):
+        v = pa.get((case, 'vaddr'))
+        p = pa.get((case, 'paddr')) or st.get((case, 'paddr'))
+        what = '%s: vaddr <= paddr per page (%s)' % (
+            case, 'patched' if (case, 'paddr') in pa else "stock's paddr")
+        if not v or not p:
+            bars.append((what, 'not measured', None))
+            continue
+        bars.append((what, '%.4g <= %.4g' % (v['per_page'], p['per_page']),
+                     v['per_page'] <= p['per_page']))
+    v = pa.get(('sparse', 'vaddr'))
+    what = 'sparse: vaddr <= %g per page of the reservation' % (
+        DAMON_SPARSE_BAR)
+    if not v:
+        bars.append((what, 'not measured', None))
+    else:
+        per = v['insns_per_eval'] / v.get('reserved_pages', v['pages'])
+        bars.append((what, '%.4g <= %g' % (per, DAMON_SPARSE_BAR),
+                     per <= DAMON_SPARSE_BAR))
+    return bars
+
+
+def damon_rows(res):
+    """The (case, ops) measured on any kernel of @res, in DAMON_BOOTS'
+    order, then the others."""
+    order = [(c, o) for k in ('patched', 'stock')
+             for c, ops in DAMON_BOOTS[k] for o in ops]
+    got = set(key for r in res.values() for key in r)
+    keys = sorted(set(order) & got, key=order.index)
+    return keys + sorted(got - set(order))
+
+
+def damon_table(res):
+    """damon_test cost on each kernel of @res, and the bars."""
+    kernels = kernels_of(res)
+    out = ['DAMON node_eligible_mem_bp: guest instructions (qemu -icount '
+           'shift=0) per evaluation of the goal, per 4 KiB page of the '
+           'eligible regions; median of 3 pairs of runs (the kdamond\'s CPU '
+           'time per quota window with the goal, less with a user_input '
+           'goal)',
+           '4k, thp: 1 GiB on node 0; sparse: 64 MiB of 4 KiB pages at the '
+           'start of a 64 GiB MAP_NORESERVE reservation',
+           'vaddr: a kdamond on the process (pages: its DAMON regions, '
+           'patched\'s where both ran); paddr: one region over the '
+           'buffer\'s physical span (stock refuses vaddr)',
+           '',
+           '%-24s |%s | %s' % ('', ' per page'.ljust(11 * len(kernels)),
+                               'per evaluation'),
+           '%-7s %-6s %9s |' % ('case', 'ops', 'pages') +
+           ''.join(' %10s' % k for k in kernels) + ' |' +
+           ''.join(' %11s' % k for k in kernels)]
+    for key in damon_rows(res):
+        rs = [res.get(k, {}).get(key) for k in kernels]
+        out.append('%-7s %-6s %9d |' % (key[0], key[1],
+                                        [r for r in rs if r][-1]['pages']) +
+                   ''.join(' %10s' % ('%.4g' % r['per_page'] if r else '-')
+                           for r in rs) + ' |' +
+                   ''.join(' %11s' % ('%.0f' % r['insns_per_eval'] if r
+                                      else '-') for r in rs))
+    out += ['', 'bars:']
+    out += ['  %s: %s: %s' % (what, fig, {True: 'pass', False: 'FAIL',
+                                          None: '-'}[ok])
+            for what, fig, ok in damon_bars(res)]
+    return '\n'.join(out)
+
+
+def damon_json(res):
+    """bench --json's DAMON rows and bars."""
+    rows = []
+    for key in damon_rows(res):
+        row = {'case': key[0], 'ops': key[1]}
+        for k in KERNELS:
+            r = res.get(k, {}).get(key)
+            row[k] = dict(r) if r else None
+        rows.append(row)
+    return {'rows': rows,
+            'bars': [{'bar': w, 'figures': f, 'pass': ok}
+                     for w, f, ok in damon_bars(res)]}

@@ -309,3 +309,39 @@ def parse_damon(lines):
         elif re.match(r'tiering: reached \d+ at \d+$', ln):
             out['reached'] = (int(ln.split()[2]), int(ln.split()[4]))
     return out
+
+
+# damon_test cost's numbers: integers, but for the per-page figures
+DAMON_COST_FLOATS = ('per_page', 'insns_per_eval', 'base_per_eval')
+
+
+def parse_damon_cost(lines):
+    """What damon_test cost printed: ({(case, ops): {'pages', 'evals',
+    'insns_per_eval', 'per_page', 'runs' (per page, each pair of runs),
+    'base_per_eval' and, for sparse, 'reserved_pages'}}, {(case, ops): the
+    errno name of a refused `on`}, its FAIL lines)."""
+    cases, refused, fails = {}, {}, []
+    for ln in lines:
+        ln = ln.rstrip()
+        if re.match(r'damon: FAIL\b', ln):
+            fails.append(ln)
+            continue
+        if not ln.startswith('damon-cost: '):
+            continue
+        f = dict(kv.split('=', 1) for kv in ln.split()[1:] if '=' in kv)
+        key = (f.pop('case', '?'), f.pop('ops', '?'))
+        if 'refused' in f:
+            refused[key] = f['refused']
+            continue
+        try:
+            rec = {k: (float(v) if k in DAMON_COST_FLOATS else
+                       [float(x) for x in v.split(',')] if k == 'runs' else
+                       int(v)) for k, v in f.items()}
+        except ValueError:
+            fails.append('damon-cost: cannot parse %r' % ln)
+            continue
+        if not {'pages', 'evals', 'per_page', 'insns_per_eval'} <= set(rec):
+            fails.append('damon-cost: incomplete %r' % ln)
+            continue
+        cases[key] = rec
+    return cases, refused, fails

@@ -23,6 +23,25 @@
  * ...".  Some of the cold set moves too, early: DAMON's first regions mix
  * both sets, and regions split from hot ones start hot.
  *
+ * "cost CASE OPS...": what one evaluation of the goal costs, in guest
+ * instructions (qemu -icount shift=0: 1 ns of guest time is one
+ * instruction) per page of the eligible region.  CASE is 4k (1 GiB of 4 KiB
+ * pages on node 0), thp (1 GiB of THP on node 0) or sparse (64 GiB of
+ * untouched MAP_NORESERVE memory whose first 64 MiB are 4 KiB pages on node
+ * 0); OPS vaddr (a kdamond on this process) or paddr (one region over the
+ * buffer's physical span, from /proc/self/pagemap; not for sparse).  A stat
+ * scheme with every region eligible, 10 regions, one sample per 100 ms
+ * aggregation and quota window, and a quota of 1 byte, full in every window:
+ * qt_exceeds counts the windows, each of which evaluates the goal once.
+ * The kdamond's CPU time (/proc/PID/sched, read while it sleeps) per window
+ * with a node_eligible_mem_bp goal, less the same with a user_input goal,
+ * is one evaluation; COST_REPS pairs of runs, the median.  Prints
+ * "damon-cost: case=C ops=O pages=N evals=E insns_per_eval=X per_page=Y
+ * runs=Y1,Y2,Y3 base_per_eval=B" (E: windows with the goal, all runs; B:
+ * the kdamond's instructions per window without it; sparse adds
+ * "reserved_pages=R"), or "damon-cost: case=C ops=O refused=ENAME" and exit
+ * status 2.
+ *
  * A kernel that refuses to turn the kdamond on (stock 7.3 computes the
  * goal only for paddr) gives "damon: on: ENAME" and exit status 2.
  */
@@ -34,6 +53,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/personality.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -59,6 +79,11 @@
 #define TIER_SLACK	100
 #define TIER_LIMIT_MS	30000
 #define FLUSH_PAGES	64
+/* cost: pairs of runs, and the guest ms each runs before and while measured */
+#define COST_REPS	3
+#define COST_WARM_MS	1000
+#define COST_MS		3000
+#define GIB		(1UL << 30)
 
 static const char *errname(int err)
 {
@@ -151,6 +176,25 @@ static char *map_on(size_t len, int advice, int node)
 	return p;
 }
 
+/* The first @size - 1 bytes of the file @path, NUL-terminated; exit if none */
+static size_t slurp(const char *path, char *buf, size_t size)
+{
+	int fd = open(path, O_RDONLY);
+	size_t len = 0;
+	ssize_t r;
+
+	while (fd >= 0 && len < size - 1 &&
+	       (r = read(fd, buf + len, size - 1 - len)) > 0)
+		len += r;
+	if (fd < 0) {
+		printf("damon: FAIL read %s: %s\n", path, errname(errno));
+		exit(1);
+	}
+	close(fd);
+	buf[len] = 0;
+	return len;
+}
+
 /* Count the pages of [@start, @end) that have a node, and those on node 0. */
 static void count(unsigned long start, unsigned long end, unsigned long *on0,
 		  unsigned long *total)
@@ -190,20 +234,12 @@ static unsigned long share_all(void)
 {
 	static char buf[1 << 16];
 	unsigned long s, e, on0 = 0, total = 0;
-	size_t len = 0;
-	ssize_t r;
 	char *ln;
-	int fd = open("/proc/self/maps", O_RDONLY);
 
-	while (fd >= 0 && len < sizeof(buf) - 1 &&
-	       (r = read(fd, buf + len, sizeof(buf) - 1 - len)) > 0)
-		len += r;
-	if (fd < 0 || len == sizeof(buf) - 1) {
+	if (slurp("/proc/self/maps", buf, sizeof(buf)) == sizeof(buf) - 1) {
 		printf("damon: FAIL read /proc/self/maps\n");
 		exit(1);
 	}
-	close(fd);
-	buf[len] = 0;
 	for (ln = buf; ln; ln = strchr(ln, '\n') ? strchr(ln, '\n') + 1 : NULL)
 		if (sscanf(ln, "%lx-%lx", &s, &e) == 2 && e <= (1UL << 47))
 			count(s, e, &on0, &total);
@@ -216,6 +252,39 @@ static unsigned long share_of(char *p, size_t len)
 
 	count((unsigned long)p, (unsigned long)p + len, &on0, &total);
 	return bp(on0, total);
+}
+
+/*
+ * The context's one scheme: @action over the regions with at least
+ * @min_acc accesses, its quota @bytes per 100 ms tuned (temporal) by a goal
+ * of @metric on node 0 with target value @target (a user_input goal's
+ * current value is 0).
+ */
+static void scheme(const char *action, int min_acc, unsigned long bytes,
+		   const char *metric, int target)
+{
+	set(CTX "/schemes/nr_schemes", "1");
+	set(SCHEME "/action", "%s", action);
+	set(SCHEME "/target_nid", "0");		/* for migrate_hot */
+	set(SCHEME "/access_pattern/sz/max", "%lu", -1UL);
+	set(SCHEME "/access_pattern/sz/min", "0");
+	set(SCHEME "/access_pattern/nr_accesses/max", "%u", -1U);
+	set(SCHEME "/access_pattern/nr_accesses/min", "%d", min_acc);
+	set(SCHEME "/access_pattern/age/max", "%u", -1U);
+	set(SCHEME "/access_pattern/age/min", "0");
+	set(QUOTAS "/bytes", "%lu", bytes);
+	set(QUOTAS "/reset_interval_ms", "100");
+	/* 7.3 has it; without it the effective quota means something else */
+	if (access(QUOTAS "/goal_tuner", F_OK)) {
+		printf("damon: FAIL no %s\n", QUOTAS "/goal_tuner");
+		exit(1);
+	}
+	set(QUOTAS "/goal_tuner", "temporal");
+	set(QUOTAS "/goals/nr_goals", "1");
+	set(GOAL "/target_metric", "%s", metric);
+	set(GOAL "/nid", "0");
+	set(GOAL "/target_value", "%d", target);
+	set(GOAL "/current_value", "0");
 }
 
 /*
@@ -236,27 +305,7 @@ static void damon_on(const char *action, int min_acc, unsigned long bytes,
 	set(CTX "/monitoring_attrs/intervals/aggr_us", "100000");
 	set(CTX "/targets/nr_targets", "1");
 	set(CTX "/targets/0/pid_target", "%d", (int)getpid());
-	set(CTX "/schemes/nr_schemes", "1");
-	set(SCHEME "/action", "%s", action);
-	set(SCHEME "/target_nid", "0");		/* for migrate_hot */
-	set(SCHEME "/access_pattern/sz/max", "%lu", -1UL);
-	set(SCHEME "/access_pattern/sz/min", "0");
-	set(SCHEME "/access_pattern/nr_accesses/max", "%u", -1U);
-	set(SCHEME "/access_pattern/nr_accesses/min", "%d", min_acc);
-	set(SCHEME "/access_pattern/age/max", "%u", -1U);
-	set(SCHEME "/access_pattern/age/min", "0");
-	set(QUOTAS "/bytes", "%lu", bytes);
-	set(QUOTAS "/reset_interval_ms", "100");
-	/* 7.3 has it; without it the effective quota means something else */
-	if (access(QUOTAS "/goal_tuner", F_OK)) {
-		printf("damon: FAIL no %s\n", QUOTAS "/goal_tuner");
-		exit(1);
-	}
-	set(QUOTAS "/goal_tuner", "temporal");
-	set(QUOTAS "/goals/nr_goals", "1");
-	set(GOAL "/target_metric", "node_eligible_mem_bp");
-	set(GOAL "/nid", "0");
-	set(GOAL "/target_value", "%d", target);
+	scheme(action, min_acc, bytes, "node_eligible_mem_bp", target);
 	err = put(STATE, "on");
 	if (err) {
 		printf("damon: on: %s\n", errname(-err));
@@ -387,6 +436,305 @@ static int mode_tiering(void)
 	return share >= TIER_GOAL - TIER_SLACK ? 0 : 1;
 }
 
+/* The state letter of task @pid ('I': sleeping idle, as kdamond_usleep()) */
+static char task_state(int pid)
+{
+	char path[64], buf[512], *p;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	slurp(path, buf, sizeof(buf));
+	p = strrchr(buf, ')');
+	return p && p[1] ? p[2] : '?';
+}
+
+/* se.sum_exec_runtime of task @pid in ns ("MS.NNNNNN" in /proc/PID/sched) */
+static unsigned long long runtime_ns(int pid)
+{
+	char path[64], buf[8192], *p;
+	unsigned long long ms, ns;
+
+	snprintf(path, sizeof(path), "/proc/%d/sched", pid);
+	slurp(path, buf, sizeof(buf));
+	p = strstr(buf, "se.sum_exec_runtime");
+	p = p ? strchr(p, ':') : NULL;
+	if (!p || sscanf(p + 1, " %llu.%6llu", &ms, &ns) != 2) {
+		printf("damon: FAIL no se.sum_exec_runtime in %s\n", path);
+		exit(1);
+	}
+	return ms * 1000000 + ns;
+}
+
+struct snap {
+	unsigned long windows;	/* quota windows ended (qt_exceeds) */
+	unsigned long long ns;	/* the kdamond's CPU time */
+};
+
+/*
+ * The kdamond's CPU time and windows at one point of its loop.  Its
+ * kdamond_call() updates the stats just before it applies the scheme,
+ * which ends a window and evaluates the goal; its CPU time is read in the
+ * sleep of its next sample, where it is exact (polled every 10 ms: the
+ * sleep is 100 ms).  So the time holds one evaluation more than the
+ * windows count, at both ends of a measurement.
+ */
+static struct snap snapshot(int pid)
+{
+	struct snap sn;
+	int tries, polls = 0;
+
+	for (tries = 0; tries < 20 && polls < 6000; tries++) {
+		set(STATE, "update_schemes_stats");
+		do
+			sleep_ms(10);
+		while (task_state(pid) != 'I' && ++polls < 6000);
+		sn.ns = runtime_ns(pid);
+		if (task_state(pid) != 'I')
+			continue;
+		sn.windows = get(SCHEME "/stats/qt_exceeds");
+		return sn;
+	}
+	printf("damon: FAIL the kdamond never sleeps\n");
+	exit(1);
+}
+
+/*
+ * The bytes of DAMON's initial vaddr regions of this process: its
+ * mappings (but [vsyscall]) from the first to the last, less the two
+ * biggest gaps between them.
+ */
+static unsigned long three_regions_bytes(void)
+{
+	static char buf[1 << 16];
+	unsigned long s, e, first = 0, last = 0, g1 = 0, g2 = 0, gap;
+	char *ln;
+
+	if (slurp("/proc/self/maps", buf, sizeof(buf)) == sizeof(buf) - 1) {
+		printf("damon: FAIL read /proc/self/maps\n");
+		exit(1);
+	}
+	for (ln = buf; ln; ln = strchr(ln, '\n')) {
+		if (*ln == '\n')
+			ln++;
+		if (sscanf(ln, "%lx-%lx", &s, &e) != 2 || e > (1UL << 47))
+			continue;
+		if (!last)
+			first = s;
+		gap = last ? s - last : 0;
+		if (gap > g1) {
+			g2 = g1;
+			g1 = gap;
+		} else if (gap > g2) {
+			g2 = gap;
+		}
+		last = e;
+	}
+	return last - first - g1 - g2;
+}
+
+/*
+ * The physical span [*@lo, *@hi) of the pages of [@p, @p + @len), all
+ * present (/proc/self/pagemap, root: PFNs shown); exit otherwise.
+ */
+static void phys_span(char *p, size_t len, unsigned long *lo,
+		      unsigned long *hi)
+{
+	enum { N = 4096 };
+	static unsigned long long ent[N];
+	int fd = open("/proc/self/pagemap", O_RDONLY);
+	unsigned long pfn, i, n, off, first = (unsigned long)p / PAGE;
+
+	*lo = -1UL;
+	*hi = 0;
+	for (off = 0; off < len / PAGE; off += n) {
+		n = len / PAGE - off < N ? len / PAGE - off : N;
+		if (pread(fd, ent, n * 8, (first + off) * 8) != n * 8) {
+			printf("damon: FAIL read /proc/self/pagemap\n");
+			exit(1);
+		}
+		for (i = 0; i < n; i++) {
+			pfn = ent[i] & ((1ULL << 55) - 1);
+			if (!(ent[i] >> 63) || !pfn) {
+				printf("damon: FAIL a page without a PFN\n");
+				exit(1);
+			}
+			*lo = pfn < *lo ? pfn : *lo;
+			*hi = pfn + 1 > *hi ? pfn + 1 : *hi;
+		}
+	}
+	close(fd);
+	*lo *= PAGE;
+	*hi *= PAGE;
+}
+
+/*
+ * One measurement of the cost mode: a kdamond of @ops over this process
+ * (vaddr) or [@start, @end) (paddr) with a goal of @metric, measured for
+ * COST_MS after COST_WARM_MS; *@bytes the bytes of its regions.  0, or
+ * -errno if the kernel refuses to turn it on.
+ */
+static int cost_run(const char *ops, const char *metric, unsigned long start,
+		    unsigned long end, struct snap *d, unsigned long *bytes)
+{
+	int vaddr = !strcmp(ops, "vaddr"), pid, err;
+	struct snap a, b;
+
+	set(KDAMONDS "/nr_kdamonds", "1");
+	set(KDAMONDS "/0/contexts/nr_contexts", "1");
+	set(CTX "/operations", "%s", ops);
+	set(CTX "/monitoring_attrs/intervals/sample_us", "100000");
+	set(CTX "/monitoring_attrs/intervals/aggr_us", "100000");
+	set(CTX "/monitoring_attrs/nr_regions/min", "10");
+	set(CTX "/monitoring_attrs/nr_regions/max", "10");
+	set(CTX "/targets/nr_targets", "1");
+	set(CTX "/targets/0/pid_target", "%d", vaddr ? (int)getpid() : 0);
+	set(CTX "/targets/0/regions/nr_regions", "%d", !vaddr);
+	if (!vaddr) {
+		set(CTX "/targets/0/regions/0/start", "%lu", start);
+		set(CTX "/targets/0/regions/0/end", "%lu", end);
+	}
+	/* A quota of 1 byte: full in every window, which qt_exceeds counts */
+	scheme("stat", 0, 1, metric, 10000);
+	err = put(STATE, "on");
+	if (err)
+		return err;
+	pid = get(KDAMONDS "/0/pid");
+	sleep_ms(COST_WARM_MS);
+	a = snapshot(pid);
+	sleep_ms(COST_MS);
+	b = snapshot(pid);
+	*bytes = vaddr ? three_regions_bytes() : end - start;
+	set(STATE, "off");
+	d->windows = b.windows - a.windows;
+	d->ns = b.ns - a.ns;
+	if (!d->windows) {
+		printf("damon: FAIL no quota window ended in %d ms\n", COST_MS);
+		exit(1);
+	}
+	return 0;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static double median(const double *v, int n)
+{
+	double s[COST_REPS];
+
+	memcpy(s, v, n * sizeof(*v));
+	qsort(s, n, sizeof(*s), cmp_double);
+	return n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+}
+
+/*
+ * Measure @ops on the buffer [@p, @p + @len), in a reservation of
+ * @reserved bytes (sparse) or none (0): one "damon-cost:" line.
+ */
+static int cost_ops(const char *name, const char *ops, char *p, size_t len,
+		    unsigned long reserved)
+{
+	unsigned long start = 0, end = 0, bytes = 0, evals = 0;
+	double per_eval[COST_REPS], base[COST_REPS], per_page[COST_REPS], x;
+	struct snap g, u;
+	char runs[256], extra[64] = "";
+	int i, err, n = 0;
+
+	if (!strcmp(ops, "paddr")) {
+		phys_span(p, len, &start, &end);
+		printf("cost: %s paddr region [%#lx, %#lx): %lu MiB, %lu%% of "
+		       "it the buffer\n", name, start, end, (end - start) / MIB,
+		       100 * len / (end - start));
+	} else if (strcmp(ops, "vaddr")) {
+		printf("damon: FAIL ops %s: vaddr or paddr\n", ops);
+		return 1;
+	}
+	for (i = 0; i < COST_REPS; i++) {
+		err = cost_run(ops, "user_input", start, end, &u, &bytes);
+		if (!err)
+			err = cost_run(ops, "node_eligible_mem_bp", start, end,
+				       &g, &bytes);
+		if (err) {
+			printf("damon-cost: case=%s ops=%s refused=%s\n", name,
+			       ops, errname(-err));
+			return EXIT_REFUSED;
+		}
+		base[i] = (double)u.ns / u.windows;
+		per_eval[i] = (double)g.ns / g.windows - base[i];
+		per_page[i] = per_eval[i] / (bytes / PAGE);
+		evals += g.windows;
+		printf("cost: %s %s run %d: %lu windows %llu ns with the goal, "
+		       "%lu windows %llu ns without, %lu pages\n", name, ops,
+		       i + 1, g.windows, g.ns, u.windows, u.ns, bytes / PAGE);
+		n += snprintf(runs + n, sizeof(runs) - n, "%s%.5g",
+			      i ? "," : "", per_page[i]);
+	}
+	x = median(per_eval, COST_REPS);
+	if (reserved)
+		snprintf(extra, sizeof(extra), " reserved_pages=%lu",
+			 reserved / PAGE);
+	printf("damon-cost: case=%s ops=%s pages=%lu evals=%lu insns_per_eval"
+	       "=%.0f per_page=%.5g runs=%s base_per_eval=%.0f%s\n",
+	       name, ops, bytes / PAGE, evals, x, x / (bytes / PAGE), runs,
+	       median(base, COST_REPS), extra);
+	return 0;
+}
+
+/* The AnonHugePages of this process, in kB */
+static unsigned long anon_huge_kb(void)
+{
+	static char buf[4096];
+	char *p;
+
+	slurp("/proc/self/smaps_rollup", buf, sizeof(buf));
+	p = strstr(buf, "AnonHugePages:");
+	return p ? strtoul(p + 14, NULL, 10) : 0;
+}
+
+static int mode_cost(int argc, char **argv)
+{
+	const char *name = argv[0];
+	size_t len = GIB, reserved = 0;
+	int i, ret = 0, r;
+	char *p;
+
+	if (!strcmp(name, "4k")) {
+		p = map_on(GIB, MADV_NOHUGEPAGE, 0);
+	} else if (!strcmp(name, "thp")) {
+		p = map_on(GIB, MADV_HUGEPAGE, 0);
+	} else if (!strcmp(name, "sparse")) {
+		/* 64 GiB, its first 0.1% (64 MiB) populated, the rest not */
+		len = 64 * MIB;
+		reserved = 64 * GIB;
+		p = mmap(NULL, reserved, PROT_READ | PROT_WRITE, MAP_PRIVATE |
+			 MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		if (p == MAP_FAILED || madvise(p, reserved, MADV_NOHUGEPAGE) ||
+		    madvise(p, len, MADV_POPULATE_WRITE))
+			p = NULL;
+	} else {
+		printf("damon: FAIL case %s: 4k, thp or sparse\n", name);
+		return 1;
+	}
+	if (!p) {
+		printf("damon: FAIL map the %s buffer: %s\n", name,
+		       errname(errno));
+		return 1;
+	}
+	printf("cost: %s buffer %zu MiB populated, AnonHugePages %lu kB\n",
+	       name, len / MIB, anon_huge_kb());
+	for (i = 1; i < argc; i++) {
+		if (reserved && !strcmp(argv[i], "paddr")) {
+			printf("damon: FAIL sparse has no paddr case\n");
+			return 1;
+		}
+		r = cost_ops(name, argv[i], p, len, reserved);
+		ret = r > ret ? r : ret;
+	}
+	return ret;
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IONBF, 0);
@@ -398,6 +746,17 @@ int main(int argc, char **argv)
 		return mode_value();
 	if (argc == 2 && !strcmp(argv[1], "tiering"))
 		return mode_tiering();
-	fprintf(stderr, "usage: %s value|tiering\n", argv[0]);
+	if (argc >= 4 && !strcmp(argv[1], "cost")) {
+		/*
+		 * Without address randomization: a static binary's heap lands
+		 * up to 1 GiB above it, and DAMON's first region takes the gap
+		 */
+		if (!(personality(0xffffffff) & ADDR_NO_RANDOMIZE) &&
+		    personality(ADDR_NO_RANDOMIZE) != -1)
+			execv("/proc/self/exe", argv);
+		return mode_cost(argc - 2, argv + 2);
+	}
+	fprintf(stderr, "usage: %s value|tiering|cost 4k|thp|sparse "
+		"vaddr|paddr...\n", argv[0]);
 	return 1;
 }

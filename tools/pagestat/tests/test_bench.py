@@ -14,11 +14,12 @@ import unittest
 
 from harness_util import HERE, PATCH, TOOLDIR, write
 from pagestat_common import Failure
-from pagestat_parse import parse_bench, parse_checks, parse_vamap_bench
+from pagestat_parse import (
+    parse_bench, parse_checks, parse_damon_cost, parse_vamap_bench)
 import pagestat_bench as ps_bench
 from pagestat_bench import (
-    BENCH_CASES, bench_json, bench_numa, bench_table, parse_size, v2_source,
-    vamap_table)
+    BENCH_CASES, DAMON_BOOTS, bench_json, bench_numa, bench_table,
+    damon_bars, damon_table, parse_size, v2_source, vamap_table)
 
 
 def main_script():
@@ -266,9 +267,8 @@ class BenchOptionsTest(unittest.TestCase):
             self.parse(['--v2', 'a.mbox', '--no-v2'])
 
 
-class BenchCommandTest(unittest.TestCase):
-    """cmd_bench with the trees, builds and guests faked: which kernels it
-    builds and boots, and what it prints with and without v2."""
+class FakeBench(unittest.TestCase):
+    """cmd_bench with the trees, builds and guests faked."""
 
     COST = {'stock': 400.0, 'v2': 80.0, 'patched': 40.0}
 
@@ -322,6 +322,12 @@ class BenchCommandTest(unittest.TestCase):
             rc = self.main.cmd_bench(args)
         with open(jsonf) as f:
             return rc, out.getvalue(), json.load(f)
+
+
+
+class BenchCommandTest(FakeBench):
+    """Which kernels cmd_bench builds and boots, and what it prints with
+    and without v2."""
 
     def test_three_kernels(self):
         rc, out, doc = self.bench(self.anchors)
@@ -404,6 +410,156 @@ class VamapTest(unittest.TestCase):
                          [('self: numa_vamap exits 0', True),
                           ('child: the map is what a naive pass implies',
                            False)])
+
+
+
+def damon_line(case, ops, per_page, pages=262144, reserved=None):
+    """A line of damon_test cost."""
+    return ('damon-cost: case=%s ops=%s pages=%d evals=87 insns_per_eval=%d '
+            'per_page=%g runs=%g,%g,%g base_per_eval=25000%s'
+            % (case, ops, pages, per_page * pages, per_page, per_page,
+               per_page, per_page,
+               ' reserved_pages=%d' % reserved if reserved else ''))
+
+
+class DamonBenchTest(unittest.TestCase):
+    """bench damon: the boots, the table and the bars."""
+
+    def res(self, v4k=34.0, vthp=0.49, sparse=671095):
+        def parse(*lines):
+            return parse_damon_cost(lines)[0]
+        return {'stock': parse(damon_line('4k', 'paddr', 90.0),
+                               damon_line('thp', 'paddr', 0.5)),
+                'patched': parse(damon_line('4k', 'vaddr', v4k),
+                                 damon_line('4k', 'paddr', 90.0),
+                                 damon_line('thp', 'vaddr', vthp),
+                                 damon_line('thp', 'paddr', 0.5),
+                                 damon_line('sparse', 'vaddr',
+                                            sparse / 16778052.0,
+                                            16778052, 16777216))}
+
+    def test_boots(self):
+        # stock runs no vaddr case (it refuses the goal), sparse only vaddr
+        self.assertEqual(DAMON_BOOTS['stock'],
+                         (('4k', ('paddr',)), ('thp', ('paddr',))))
+        self.assertNotIn('v2', DAMON_BOOTS)
+        self.assertIn(('sparse', ('vaddr',)), DAMON_BOOTS['patched'])
+
+    def test_cases_match_the_program(self):
+        with open(os.path.join(HERE, '..', 'guest', 'damon_test.c')) as f:
+            src = f.read()
+        for k, boots in DAMON_BOOTS.items():
+            for case, ops in boots:
+                self.assertIn('!strcmp(name, "%s")' % case, src)
+
+    def test_table(self):
+        table = damon_table(self.res())
+        self.assertRegex(table, r'\ncase +ops +pages \| +stock +patched \| '
+                         r'+stock +patched\n')
+        self.assertRegex(table, r'\n4k +vaddr +262144 \| +- +34 \| +- '
+                         r'+8912896\n')
+        self.assertRegex(table, r'\nthp +paddr +262144 \| +0.5 +0.5 \| '
+                         r'+131072 +131072\n')
+        self.assertRegex(table, r'\nsparse +vaddr +16778052 \| +- +0.04 ')
+        self.assertIn('4k: vaddr <= paddr per page (patched): 34 <= 90: '
+                      'pass', table)
+        self.assertIn('thp: vaddr <= paddr per page (patched): 0.49 <= 0.5: '
+                      'pass', table)
+        self.assertIn('sparse: vaddr <= 0.1 per page of the reservation: '
+                      '0.04 <= 0.1: pass', table)
+        # The rows' order: patched's boots, then stock's
+        rows = [ln.split()[:2] for ln in table.splitlines()
+                if ln.startswith(('4k ', 'thp ', 'sparse '))]
+        self.assertEqual(rows, [['4k', 'vaddr'], ['4k', 'paddr'],
+                                ['thp', 'vaddr'], ['thp', 'paddr'],
+                                ['sparse', 'vaddr']])
+
+    def test_bars(self):
+        bars = damon_bars(self.res(v4k=95.0, vthp=0.51, sparse=2e6))
+        self.assertEqual([ok for _, _, ok in bars], [False, False, False])
+        # per page of the reservation, not of the regions
+        self.assertEqual(bars[2][1], '0.1192 <= 0.1')
+        # patched's paddr missing: stock's; vaddr missing: not measured
+        res = self.res()
+        del res['patched'][('4k', 'paddr')]
+        del res['patched'][('thp', 'vaddr')]
+        del res['patched'][('sparse', 'vaddr')]
+        bars = damon_bars(res)
+        self.assertEqual(bars[0], ("4k: vaddr <= paddr per page (stock's "
+                                   "paddr)", '34 <= 90', True))
+        self.assertEqual([ok for _, _, ok in bars[1:]], [None, None])
+        self.assertIn('not measured: -', damon_table(res))
+
+    def test_json(self):
+        doc = bench_json({'stock': {}, 'patched': {}}, {}, '1G', False, {},
+                         None, 'v2', self.res())
+        json.dumps(doc)
+        row = doc['damon']['rows'][0]
+        self.assertEqual((row['case'], row['ops'], row['stock'], row['v2']),
+                         ('4k', 'vaddr', None, None))
+        self.assertEqual(row['patched']['per_page'], 34.0)
+        self.assertEqual([b['pass'] for b in doc['damon']['bars']],
+                         [True, True, True])
+        self.assertIsNone(bench_json({'stock': {}, 'patched': {}}, {}, '1G',
+                                     False, {}, None, 'v2')['damon'])
+
+
+class DamonCommandTest(FakeBench):
+    """cmd_bench damon: the boots of each kernel and the table."""
+
+    def setUp(self):
+        super().setUp()
+        self.argvs = []
+
+        def guest_setup(t, flavors):
+            self.built.append(list(flavors))
+            return ({f: '/k/' + f for f in flavors},
+                    {'move_pages_bench': '/p', 'damon_test': '/d'},
+                    '/initrd')
+
+        def boot(t, flavor, kernel, initrd, argv, **kw):
+            self.booted.append(flavor)
+            self.argvs.append((flavor, argv[1:]))
+            if flavor == 'stock' and 'vaddr' in argv:
+                return 2, ['damon-cost: case=%s ops=vaddr refused=EINVAL'
+                           % argv[2]]
+            return 0, [damon_line(argv[2], o, 1.0) for o in argv[3:]]
+        self.main.guest_setup, self.main.boot = guest_setup, boot
+
+    def bench(self, anchors, v2=None, no_v2=False, cases=('damon',)):
+        ps_bench.ANCHORS = anchors
+        args = argparse.Namespace(size='64M', runs=1, json=None,
+                                  timeout=10, v2=v2, no_v2=no_v2,
+                                  cases=list(cases))
+        with contextlib.redirect_stdout(io.StringIO()) as out:
+            rc = self.main.cmd_bench(args)
+        return rc, out.getvalue(), None
+
+    def test_damon(self):
+        rc, out, _ = self.bench(self.anchors)
+        self.assertEqual(rc, 0)
+        # v2 is built (the anchors are there) but not booted for DAMON
+        self.assertEqual(self.argvs, [
+            ('stock', ['cost', '4k', 'paddr']),
+            ('stock', ['cost', 'thp', 'paddr']),
+            ('patched', ['cost', '4k', 'vaddr', 'paddr']),
+            ('patched', ['cost', 'thp', 'vaddr', 'paddr']),
+            ('patched', ['cost', 'sparse', 'vaddr'])])
+        self.assertIn('DAMON node_eligible_mem_bp', out)
+        self.assertNotIn('move_pages(2) status query cost', out)
+        self.assertRegex(out, r'\n4k +paddr +262144 \| +1 +1 \|')
+
+    def test_damon_fails(self):
+        saved = DAMON_BOOTS['stock']
+        DAMON_BOOTS['stock'] = (('4k', ('vaddr', 'paddr')),)
+        try:
+            rc, out, _ = self.bench(self.anchors, no_v2=True)
+        finally:
+            DAMON_BOOTS['stock'] = saved
+        self.assertEqual(rc, 1)
+        self.assertIn('stock: damon_test exited 2', out)
+        self.assertIn('stock: damon 4k vaddr: on fails with EINVAL', out)
+        self.assertIn('stock: damon 4k paddr: no result', out)
 
 
 if __name__ == '__main__':

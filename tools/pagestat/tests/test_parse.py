@@ -9,8 +9,9 @@ import unittest
 import harness_util  # noqa: F401 (the modules' path)
 from pagestat_common import Results
 from pagestat_parse import (
-    console_splats, decode_dump, ksft_plan, parse_damon, parse_guest_output,
-    parse_kunit_json, parse_ksft, parse_tap, plan_problem, split_runs)
+    console_splats, decode_dump, ksft_plan, parse_damon, parse_damon_cost,
+    parse_guest_output, parse_kunit_json, parse_ksft, parse_tap, plan_problem,
+    split_runs)
 from pagestat_test import compare_dumps, first_difference
 
 
@@ -208,6 +209,45 @@ class DamonTest(unittest.TestCase):
         got = parse_damon(['ok - damon: ok', 'share=1', 'damon: okay'])
         self.assertEqual((got['ok'], got['shares'], got['fails']),
                          (False, [], []))
+
+
+
+class DamonCostTest(unittest.TestCase):
+    OUT = ['cost: 4k buffer 1024 MiB populated, AnonHugePages 0 kB',
+           'cost: 4k vaddr run 1: 26 windows 236102942 ns with the goal, '
+           '29 windows 828051 ns without, 263508 pages',
+           'damon-cost: case=4k ops=vaddr pages=263508 evals=78 '
+           'insns_per_eval=9052329 per_page=34.353 runs=34.353,34.352,34.36 '
+           'base_per_eval=28553',
+           'damon-cost: case=sparse ops=vaddr pages=16778052 evals=87 '
+           'insns_per_eval=671095 per_page=0.04 runs=0.04 '
+           'base_per_eval=23318 reserved_pages=16777216\r',
+           'damon-cost: case=4k ops=paddr refused=EINVAL',
+           'damon-cost: case=thp ops=vaddr pages=x evals=1',
+           'damon-cost: case=thp ops=paddr pages=8',
+           'damon: FAIL no quota window ended in 3000 ms']
+
+    def test_parse(self):
+        cases, refused, fails = parse_damon_cost(self.OUT)
+        self.assertEqual(cases[('4k', 'vaddr')], {
+            'pages': 263508, 'evals': 78, 'insns_per_eval': 9052329.0,
+            'per_page': 34.353, 'runs': [34.353, 34.352, 34.36],
+            'base_per_eval': 28553.0})
+        self.assertEqual(cases[('sparse', 'vaddr')]['reserved_pages'],
+                         16777216)
+        self.assertEqual(sorted(cases), [('4k', 'vaddr'),
+                                         ('sparse', 'vaddr')])
+        self.assertEqual(refused, {('4k', 'paddr'): 'EINVAL'})
+        # A line that does not parse, or lacks a figure, is a failure
+        self.assertEqual(len(fails), 3)
+        self.assertIn('cannot parse', fails[0])
+        self.assertIn('incomplete', fails[1])
+        self.assertEqual(fails[2],
+                         'damon: FAIL no quota window ended in 3000 ms')
+
+    def test_empty(self):
+        self.assertEqual(parse_damon_cost(['damon: on: EINVAL']),
+                         ({}, {}, []))
 
 
 if __name__ == '__main__':
