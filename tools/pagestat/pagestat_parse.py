@@ -311,6 +311,49 @@ def parse_damon(lines):
     return out
 
 
+# damon_test placed's per-case fields that are numbers (all integers)
+DAMON_PLACED_INTS = ('applies', 'insns_per_apply', 'nr_applied',
+                     'sz_applied', 'migrated', 'migrate_fail', 'max_isolated')
+
+
+def parse_damon_placed(lines):
+    """What damon_test placed printed: {'cases': {case: {'action', 'dests'
+    or 'target_nid' where given, and DAMON_PLACED_INTS}}, 'folios',
+    'extra_per_folio' and 'walk_per_folio' (None if not said), 'verdict'
+    ('isolates', 'skips' or None), 'refused' (the errno name of a refused
+    `on`, or None) and its FAIL lines ('fails', a line that cannot be
+    parsed among them)}."""
+    out = {'cases': {}, 'folios': None, 'extra_per_folio': None,
+           'walk_per_folio': None, 'verdict': None, 'refused': None,
+           'fails': []}
+    for ln in lines:
+        ln = ln.rstrip()
+        if re.match(r'(placed|damon): FAIL\b', ln):
+            out['fails'].append(ln)
+        elif re.match(r'damon: on: E[A-Z0-9]+$', ln):
+            out['refused'] = ln.split()[-1]
+        elif ln.startswith('placed: case='):
+            f = dict(kv.split('=', 1) for kv in ln.split()[1:] if '=' in kv)
+            try:
+                for k in DAMON_PLACED_INTS:
+                    f[k] = int(f[k])
+            except (KeyError, ValueError):
+                out['fails'].append('placed: cannot parse %r' % ln)
+                continue
+            out['cases'][f.pop('case')] = f
+        elif ln.startswith('placed: folios='):
+            f = dict(kv.split('=', 1) for kv in ln.split()[1:] if '=' in kv)
+            try:
+                out['folios'] = int(f['folios'])
+                out['extra_per_folio'] = float(f['extra_per_folio'])
+                out['walk_per_folio'] = float(f['walk_per_folio'])
+            except (KeyError, ValueError):
+                out['fails'].append('placed: cannot parse %r' % ln)
+        elif re.match(r'placed: verdict=(isolates|skips)$', ln):
+            out['verdict'] = ln.split('=', 1)[1]
+    return out
+
+
 # damon_test cost's numbers: integers, but for the per-page figures
 DAMON_COST_FLOATS = ('per_page', 'insns_per_eval', 'base_per_eval')
 

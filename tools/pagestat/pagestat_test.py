@@ -18,8 +18,8 @@ from pagestat_qemu import (
     SELFTEST_NUMA)
 from pagestat_build import DEBUG_FLAVORS, FLAVORS
 from pagestat_parse import (
-    decode_dump, parse_bench, parse_checks, parse_damon, parse_ksft,
-    parse_tap, plan_problem, split_runs)
+    decode_dump, parse_bench, parse_checks, parse_damon, parse_damon_placed,
+    parse_ksft, parse_tap, plan_problem, split_runs)
 from pagestat_guest import guest_run, guest_setup
 from pagestat_bench import BENCH_CASES
 from pagestat_check import ROBOT_BUILDS, robot_slug
@@ -493,8 +493,52 @@ def damon_results(results, flavor, mode, status, body):
         say('%s: %s' % (label, said))
 
 
+# damon_test placed: what a vaddr migrate_hot scheme with a target_nid and
+# no dests costs on folios already on target_nid.  Stock 7.3 isolates each
+# and puts it back (damos_va_migrate_dests_add() checks the node only when
+# dests are given), some 470 guest instructions a 4 KiB folio more than
+# the dests case: "placed: verdict=isolates", the expected difference.
+# The fix in the fixes series skips them: "placed: verdict=skips", the
+# target case within PLACED_ISOLATES (damon_test.c) instructions a folio
+# of the dests case and no folio isolated.
+DAMON_PLACED_FLAVORS = ('stock', 'patched')
+DAMON_PLACED_VERDICT = {'stock': 'isolates', 'patched': 'skips'}
+DAMON_PLACED_LABEL = ('damon placed on %s: migrate_hot to target_nid 0 on '
+                      'folios all on node 0 %s (%s)')
+
+
+def damon_placed_results(results, flavor, status, body):
+    """damon_test placed on @flavor: a pass when it measured the three
+    cases and gave @flavor's verdict (DAMON_PLACED_VERDICT), with the
+    figures said."""
+    got = parse_damon_placed(body)
+    lines = [ln for ln in body if ln.startswith(('placed: ', 'damon: '))]
+    detail = 'exit %s:\n%s' % (status, '\n'.join(lines or body[-20:]))
+    cases = got['cases']
+    want = DAMON_PLACED_VERDICT[flavor]
+    label = DAMON_PLACED_LABEL % (
+        flavor, 'isolates and puts back each' if want == 'isolates' else
+        'skips them', 'expected: stock 7.3 has no node check for target_nid'
+        if want == 'isolates' else 'mm/damon/vaddr: do not isolate folios '
+        'already on target_nid')
+    ok = (status == 0 and not got['fails'] and got['verdict'] == want
+          and got['folios'] is not None and
+          {'stat', 'dests', 'target'} <= set(cases))
+    results.record(label, ok, detail)
+    if ok:
+        say('%s: %s; %d folios; instructions per apply: stat %d, dests %d, '
+            'target %d; %.1f a folio beyond the walk (the walk: %.1f); '
+            'at most %d isolated at once' % (
+                label, got['verdict'], got['folios'],
+                cases['stat']['insns_per_apply'],
+                cases['dests']['insns_per_apply'],
+                cases['target']['insns_per_apply'], got['extra_per_folio'],
+                got['walk_per_folio'], cases['target']['max_isolated']))
+
+
 def damon_tests(t, results, kernels, initrd, progs):
-    """damon_test value and tiering on both boot kernels."""
+    """damon_test value and tiering on both boot kernels, and placed on
+    DAMON_PLACED_FLAVORS' (as bench boots: -icount, qemu64)."""
     if not have_prog(results, progs, 'damon_test', 'stock and patched'):
         return
     for flavor in ('stock', 'patched'):
@@ -504,6 +548,13 @@ def damon_tests(t, results, kernels, initrd, progs):
                             ['/bin/damon_test', mode], timeout=600)
             if got:
                 damon_results(results, flavor, mode, *got)
+    for flavor in DAMON_PLACED_FLAVORS:
+        got = guest_run(t, results, 'damon placed on ' + flavor, flavor,
+                        kernels[flavor], initrd,
+                        ['/bin/damon_test', 'placed'], timeout=900,
+                        icount=True, cpu='qemu64', kargs=BENCH_KERNEL_ARGS)
+        if got:
+            damon_placed_results(results, flavor, *got)
 
 
 def boot_runs(t, results, kernels, initrd, progs):

@@ -42,12 +42,39 @@
  * "reserved_pages=R"), or "damon-cost: case=C ops=O refused=ENAME" and exit
  * status 2.
  *
+ * "placed": whether a vaddr migrate_hot scheme with a target_nid (no
+ * dests) isolates, and puts back, folios that are already on target_nid.
+ * The process is bound to node 0 and holds 64 MiB of 4 KiB pages there;
+ * a vaddr kdamond on it, every region eligible (nr_accesses and age from
+ * 0: no access is needed, so nothing else runs while it is measured), no
+ * quota, one sample per 100 ms aggregation, which applies the scheme.
+ * Three cases: "stat" (action stat, no filter: no page walk at all),
+ * "dests" (migrate_hot with one destination, node 0 weight 1: the page walk
+ * and damos_va_migrate_dests_add()'s check of the folio's node, which keeps
+ * every folio where it is) and "target" (migrate_hot with target_nid 0 and
+ * no dests).  Per case, PLACED_REPS runs of PLACED_MS after PLACED_WARM_MS:
+ * the kdamond's CPU time per apply (as cost), the applies (sz_tried over the
+ * bytes of the regions: every region is tried once per apply), the DAMOS
+ * stats, /proc/vmstat's pgmigrate_success and pgmigrate_fail, and the
+ * biggest nr_isolated_anon + nr_isolated_file seen while it polls
+ * /proc/vmstat for PLACED_POLL_MS after the measurement.  Prints a
+ * "placed: run ..." line per run, "placed: case=C action=A ... applies=N
+ * insns_per_apply=X nr_applied=N sz_applied=N migrated=N migrate_fail=N
+ * max_isolated=N" per case (the median of X, the sums, the maximum),
+ * "placed: folios=N extra_per_folio=X walk_per_folio=Y" (target less
+ * dests, and dests less stat, per present page of the process) and
+ * "placed: verdict=isolates" (the target case costs at least
+ * PLACED_ISOLATES instructions a folio more than dests, or isolated folios
+ * were seen) or "placed: verdict=skips" (neither), or "placed: FAIL ...".
+ * Nothing may migrate: every page is already on node 0.
+ *
  * A kernel that refuses to turn the kdamond on (stock 7.3 computes the
  * goal only for paddr) gives "damon: on: ENAME" and exit status 2.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -84,6 +111,14 @@
 #define COST_WARM_MS	1000
 #define COST_MS		3000
 #define GIB		(1UL << 30)
+/* placed: runs per case, guest ms before, while measured and polled after */
+#define PLACED_REPS	3
+#define PLACED_WARM_MS	1000
+#define PLACED_MS	3000
+#define PLACED_POLL_MS	1000
+#define PLACED_BUF	(64 * MIB)
+/* placed: instructions a folio beyond the walk that mean an isolation */
+#define PLACED_ISOLATES	100
 
 static const char *errname(int err)
 {
@@ -230,19 +265,27 @@ static unsigned long bp(unsigned long on0, unsigned long total)
  * (but [vsyscall], no VMA), in bp.  Reads /proc/self/maps without stdio:
  * nothing here may grow the heap once DAMON has its regions.
  */
-static unsigned long share_all(void)
+static void count_all(unsigned long *on0, unsigned long *total)
 {
 	static char buf[1 << 16];
-	unsigned long s, e, on0 = 0, total = 0;
+	unsigned long s, e;
 	char *ln;
 
+	*on0 = *total = 0;
 	if (slurp("/proc/self/maps", buf, sizeof(buf)) == sizeof(buf) - 1) {
 		printf("damon: FAIL read /proc/self/maps\n");
 		exit(1);
 	}
 	for (ln = buf; ln; ln = strchr(ln, '\n') ? strchr(ln, '\n') + 1 : NULL)
 		if (sscanf(ln, "%lx-%lx", &s, &e) == 2 && e <= (1UL << 47))
-			count(s, e, &on0, &total);
+			count(s, e, on0, total);
+}
+
+static unsigned long share_all(void)
+{
+	unsigned long on0, total;
+
+	count_all(&on0, &total);
 	return bp(on0, total);
 }
 
@@ -735,6 +778,224 @@ static int mode_cost(int argc, char **argv)
 	return ret;
 }
 
+/* The value of @name in /proc/vmstat; exit if it has none. */
+static unsigned long vmstat(const char *name)
+{
+	static char buf[1 << 14];
+	size_t n = strlen(name);
+	char *p;
+
+	slurp("/proc/vmstat", buf, sizeof(buf));
+	for (p = buf; p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
+		if (!strncmp(p, name, n) && p[n] == ' ')
+			return strtoul(p + n + 1, NULL, 10);
+	printf("placed: FAIL no %s in /proc/vmstat\n", name);
+	exit(1);
+}
+
+/* Pin task @pid (0: this one) to CPU @cpu; say so if it cannot. */
+static void pin(int pid, int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	if (sched_setaffinity(pid, sizeof(set), &set))
+		printf("placed: cannot pin %d to CPU %d: %s\n", pid, cpu,
+		       errname(errno));
+}
+
+/* What a placed run saw, and its sums over the runs of a case. */
+struct placed {
+	unsigned long applies, nr_tried, sz_tried, nr_applied, sz_applied;
+	unsigned long migrated, migrate_fail, max_isolated;
+	unsigned long long ns;
+};
+
+static void placed_stats(struct placed *p)
+{
+	p->nr_tried = get(SCHEME "/stats/nr_tried");
+	p->sz_tried = get(SCHEME "/stats/sz_tried");
+	p->nr_applied = get(SCHEME "/stats/nr_applied");
+	p->sz_applied = get(SCHEME "/stats/sz_applied");
+	p->migrated = vmstat("pgmigrate_success");
+	p->migrate_fail = vmstat("pgmigrate_fail");
+}
+
+/*
+ * One run of the placed case @name: a vaddr kdamond on this process with
+ * one scheme, @action with target_nid 0, and one destination, node 0, if
+ * @dests.  *@d what it did while measured.
+ */
+static void placed_run(const char *name, const char *action, int dests,
+		       struct placed *d)
+{
+	unsigned long bytes, isolated;
+	struct placed a, b;
+	struct snap sa, sb;
+	long t0;
+	int pid, err;
+
+	set(KDAMONDS "/nr_kdamonds", "1");
+	set(KDAMONDS "/0/contexts/nr_contexts", "1");
+	set(CTX "/operations", "vaddr");
+	set(CTX "/monitoring_attrs/intervals/sample_us", "100000");
+	set(CTX "/monitoring_attrs/intervals/aggr_us", "100000");
+	set(CTX "/monitoring_attrs/nr_regions/min", "10");
+	set(CTX "/monitoring_attrs/nr_regions/max", "10");
+	set(CTX "/targets/nr_targets", "1");
+	set(CTX "/targets/0/pid_target", "%d", (int)getpid());
+	set(CTX "/targets/0/regions/nr_regions", "0");
+	set(CTX "/schemes/nr_schemes", "1");
+	set(SCHEME "/action", "%s", action);
+	set(SCHEME "/apply_interval_us", "0");		/* each aggregation */
+	set(SCHEME "/target_nid", "0");
+	set(SCHEME "/access_pattern/sz/max", "%lu", -1UL);
+	set(SCHEME "/access_pattern/sz/min", "0");
+	set(SCHEME "/access_pattern/nr_accesses/max", "%u", -1U);
+	set(SCHEME "/access_pattern/nr_accesses/min", "0");
+	set(SCHEME "/access_pattern/age/max", "%u", -1U);
+	set(SCHEME "/access_pattern/age/min", "0");
+	/* No quota: every region, every apply */
+	set(QUOTAS "/bytes", "0");
+	set(QUOTAS "/ms", "0");
+	set(QUOTAS "/goals/nr_goals", "0");
+	set(SCHEME "/filters/nr_filters", "0");
+	set(SCHEME "/dests/nr_dests", "%d", dests);
+	if (dests) {
+		set(SCHEME "/dests/0/id", "0");
+		set(SCHEME "/dests/0/weight", "1");
+	}
+	err = put(STATE, "on");
+	if (err) {
+		printf("damon: on: %s\n", errname(-err));
+		exit(EXIT_REFUSED);
+	}
+	pid = get(KDAMONDS "/0/pid");
+	/* The kdamond on node 0's CPU, the poller on the other */
+	pin(pid, 0);
+	sleep_ms(PLACED_WARM_MS);
+	sa = snapshot(pid);
+	placed_stats(&a);
+	sleep_ms(PLACED_MS);
+	sb = snapshot(pid);
+	placed_stats(&b);
+	bytes = three_regions_bytes();
+	d->ns = sb.ns - sa.ns;
+	d->nr_tried = b.nr_tried - a.nr_tried;
+	d->sz_tried = b.sz_tried - a.sz_tried;
+	d->applies = (d->sz_tried + bytes / 2) / bytes;
+	d->nr_applied = b.nr_applied - a.nr_applied;
+	d->sz_applied = b.sz_applied - a.sz_applied;
+	d->migrated = b.migrated - a.migrated;
+	d->migrate_fail = b.migrate_fail - a.migrate_fail;
+	if (d->sz_tried % bytes)
+		printf("placed: %s: sz_tried grew by %lu, not a multiple of the "
+		       "%lu bytes of the regions\n", name, d->sz_tried, bytes);
+	d->max_isolated = 0;
+	for (t0 = now_ms(); now_ms() - t0 < PLACED_POLL_MS; ) {
+		isolated = vmstat("nr_isolated_anon") +
+			   vmstat("nr_isolated_file");
+		if (isolated > d->max_isolated)
+			d->max_isolated = isolated;
+	}
+	set(STATE, "off");
+	if (!d->applies) {
+		printf("placed: FAIL %s: no apply in %d ms\n", name, PLACED_MS);
+		exit(1);
+	}
+}
+
+static int mode_placed(void)
+{
+	static const struct {
+		const char *name, *action, *desc;
+		int dests;
+	} cases[] = {
+		{ "stat", "stat", "", 0 },
+		{ "dests", "migrate_hot", " dests=0:1", 1 },
+		{ "target", "migrate_hot", " target_nid=0", 0 },
+	};
+	enum { NC = sizeof(cases) / sizeof(cases[0]) };
+	double per[NC][PLACED_REPS], med[NC], extra, walk;
+	struct placed sum[NC], d;
+	unsigned long mask = 1, on0, total, on0_end, total_end;
+	int c, i, ret = 0;
+	char *p;
+
+	/* Everything of the process on node 0, and it on the other CPU */
+	if (syscall(SYS_set_mempolicy, MPOL_BIND, &mask, 8 * sizeof(mask))) {
+		printf("placed: FAIL set_mempolicy: %s\n", errname(errno));
+		return 1;
+	}
+	pin(0, 1);
+	p = map_on(PLACED_BUF, MADV_NOHUGEPAGE, 0);
+	if (!p) {
+		printf("placed: FAIL map the buffer: %s\n", errname(errno));
+		return 1;
+	}
+	/* Fault in what the runs use, count_all()'s buffer too, then count */
+	three_regions_bytes();
+	vmstat("nr_isolated_anon");
+	count_all(&on0, &total);
+	count_all(&on0, &total);
+	printf("placed: buffer %lu MiB of 4 KiB pages on node 0; the process "
+	       "has %lu pages, %lu on node 0\n", PLACED_BUF / MIB, total, on0);
+	memset(sum, 0, sizeof(sum));
+	for (i = 0; i < PLACED_REPS; i++) {
+		for (c = 0; c < NC; c++) {
+			placed_run(cases[c].name, cases[c].action,
+				   cases[c].dests, &d);
+			per[c][i] = (double)d.ns / d.applies;
+			printf("placed: run %d case=%s applies=%lu nr_tried=%lu "
+			       "ns=%llu insns_per_apply=%.0f nr_applied=%lu "
+			       "sz_applied=%lu migrated=%lu migrate_fail=%lu "
+			       "max_isolated=%lu\n", i + 1, cases[c].name,
+			       d.applies, d.nr_tried, d.ns, per[c][i],
+			       d.nr_applied, d.sz_applied, d.migrated,
+			       d.migrate_fail, d.max_isolated);
+			sum[c].applies += d.applies;
+			sum[c].nr_applied += d.nr_applied;
+			sum[c].sz_applied += d.sz_applied;
+			sum[c].migrated += d.migrated;
+			sum[c].migrate_fail += d.migrate_fail;
+			if (d.max_isolated > sum[c].max_isolated)
+				sum[c].max_isolated = d.max_isolated;
+		}
+	}
+	count_all(&on0_end, &total_end);
+	for (c = 0; c < NC; c++) {
+		med[c] = median(per[c], PLACED_REPS);
+		printf("placed: case=%s action=%s%s applies=%lu "
+		       "insns_per_apply=%.0f nr_applied=%lu sz_applied=%lu "
+		       "migrated=%lu migrate_fail=%lu max_isolated=%lu\n",
+		       cases[c].name, cases[c].action, cases[c].desc,
+		       sum[c].applies, med[c], sum[c].nr_applied,
+		       sum[c].sz_applied, sum[c].migrated,
+		       sum[c].migrate_fail, sum[c].max_isolated);
+		if (sum[c].migrated || sum[c].nr_applied) {
+			printf("placed: FAIL %s migrated %lu pages (nr_applied "
+			       "%lu): all were on node 0\n", cases[c].name,
+			       sum[c].migrated, sum[c].nr_applied);
+			ret = 1;
+		}
+	}
+	/* It grows a little (stack, static buffers), on node 0 too */
+	printf("placed: after the runs the process has %lu pages, %lu on node "
+	       "0\n", total_end, on0_end);
+	if (on0 != total || on0_end != total_end) {
+		printf("placed: FAIL pages off node 0\n");
+		ret = 1;
+	}
+	extra = (med[2] - med[1]) / total;
+	walk = (med[1] - med[0]) / total;
+	printf("placed: folios=%lu extra_per_folio=%.1f walk_per_folio=%.1f\n",
+	       total, extra, walk);
+	printf("placed: verdict=%s\n", extra >= PLACED_ISOLATES ||
+	       sum[2].max_isolated ? "isolates" : "skips");
+	return ret;
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IONBF, 0);
@@ -746,7 +1007,8 @@ int main(int argc, char **argv)
 		return mode_value();
 	if (argc == 2 && !strcmp(argv[1], "tiering"))
 		return mode_tiering();
-	if (argc >= 4 && !strcmp(argv[1], "cost")) {
+	if ((argc >= 4 && !strcmp(argv[1], "cost")) ||
+	    (argc == 2 && !strcmp(argv[1], "placed"))) {
 		/*
 		 * Without address randomization: a static binary's heap lands
 		 * up to 1 GiB above it, and DAMON's first region takes the gap
@@ -754,9 +1016,11 @@ int main(int argc, char **argv)
 		if (!(personality(0xffffffff) & ADDR_NO_RANDOMIZE) &&
 		    personality(ADDR_NO_RANDOMIZE) != -1)
 			execv("/proc/self/exe", argv);
+		if (argc == 2)
+			return mode_placed();
 		return mode_cost(argc - 2, argv + 2);
 	}
-	fprintf(stderr, "usage: %s value|tiering|cost 4k|thp|sparse "
+	fprintf(stderr, "usage: %s value|tiering|placed|cost 4k|thp|sparse "
 		"vaddr|paddr...\n", argv[0]);
 	return 1;
 }

@@ -10,8 +10,8 @@ import harness_util  # noqa: F401 (the modules' path)
 from pagestat_common import Results
 from pagestat_parse import (
     console_splats, decode_dump, ksft_plan, parse_damon, parse_damon_cost,
-    parse_guest_output, parse_kunit_json, parse_ksft, parse_tap, plan_problem,
-    split_runs)
+    parse_damon_placed, parse_guest_output, parse_kunit_json, parse_ksft,
+    parse_tap, plan_problem, split_runs)
 from pagestat_test import compare_dumps, first_difference
 
 
@@ -210,6 +210,46 @@ class DamonTest(unittest.TestCase):
         self.assertEqual((got['ok'], got['shares'], got['fails']),
                          (False, [], []))
 
+
+
+class DamonPlacedTest(unittest.TestCase):
+    LINES = [
+        'placed: run 1 case=target applies=27 nr_tried=324 ns=285775681 '
+        'insns_per_apply=10584284 nr_applied=0 sz_applied=0 migrated=0 '
+        'migrate_fail=0 max_isolated=325',
+        'placed: case=dests action=migrate_hot dests=0:1 applies=89 '
+        'insns_per_apply=2747020 nr_applied=0 sz_applied=0 migrated=0 '
+        'migrate_fail=0 max_isolated=0',
+        'placed: case=target action=migrate_hot target_nid=0 applies=81 '
+        'insns_per_apply=10584284 nr_applied=0 sz_applied=0 migrated=0 '
+        'migrate_fail=0 max_isolated=1762\r',
+        'placed: folios=16591 extra_per_folio=472.4 walk_per_folio=163.8',
+        'placed: verdict=isolates']
+
+    def test_cases(self):
+        got = parse_damon_placed(self.LINES)
+        self.assertEqual(sorted(got['cases']), ['dests', 'target'])
+        t = got['cases']['target']
+        self.assertEqual((t['action'], t['target_nid'], t['applies'],
+                          t['insns_per_apply'], t['max_isolated']),
+                         ('migrate_hot', '0', 81, 10584284, 1762))
+        self.assertEqual(got['cases']['dests']['dests'], '0:1')
+        self.assertEqual((got['folios'], got['extra_per_folio'],
+                          got['walk_per_folio'], got['verdict']),
+                         (16591, 472.4, 163.8, 'isolates'))
+        self.assertEqual((got['refused'], got['fails']), (None, []))
+
+    def test_bad_lines(self):
+        got = parse_damon_placed([
+            'placed: case=stat action=stat applies=x',
+            'placed: folios=1', 'placed: verdict=maybe',
+            'placed: FAIL the kdamond never sleeps', 'damon: on: EINVAL'])
+        self.assertEqual(got['cases'], {})
+        self.assertIsNone(got['verdict'])
+        self.assertEqual(got['refused'], 'EINVAL')
+        self.assertEqual(len(got['fails']), 3)
+        self.assertEqual(got['fails'][2],
+                         'placed: FAIL the kdamond never sleeps')
 
 
 class DamonCostTest(unittest.TestCase):

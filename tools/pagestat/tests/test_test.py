@@ -384,11 +384,63 @@ class DamonTest(unittest.TestCase):
         for ln in fail:
             self.assertIn(ln, r.failures[0][1])
 
+    PLACED = [
+        'placed: buffer 64 MiB of 4 KiB pages on node 0; the process has '
+        '16591 pages, 16591 on node 0',
+        'placed: run 1 case=stat applies=30 nr_tried=360 ns=908869 '
+        'insns_per_apply=30296 nr_applied=0 sz_applied=0 migrated=0 '
+        'migrate_fail=0 max_isolated=0',
+        'placed: case=stat action=stat applies=88 insns_per_apply=29967 '
+        'nr_applied=0 sz_applied=0 migrated=0 migrate_fail=0 max_isolated=0',
+        'placed: case=dests action=migrate_hot dests=0:1 applies=89 '
+        'insns_per_apply=2747020 nr_applied=0 sz_applied=0 migrated=0 '
+        'migrate_fail=0 max_isolated=0',
+        'placed: case=target action=migrate_hot target_nid=0 applies=81 '
+        'insns_per_apply=10584284 nr_applied=0 sz_applied=0 migrated=0 '
+        'migrate_fail=0 max_isolated=1762',
+        'placed: after the runs the process has 16610 pages, 16610 on node 0',
+        'placed: folios=16591 extra_per_folio=472.4 walk_per_folio=163.8',
+        'placed: verdict=isolates']
+
+    def test_placed(self):
+        r = Results()
+        with contextlib.redirect_stdout(io.StringIO()) as out:
+            pagestat_test.damon_placed_results(r, 'stock', 0, self.PLACED)
+        self.assertEqual((r.passed, r.failed), (1, 0))
+        # The figures are said
+        for s in ('isolates; 16591 folios', 'stat 29967, dests 2747020, '
+                  'target 10584284', '472.4 a folio', 'at most 1762'):
+            self.assertIn(s, out.getvalue())
+        # The fix must skip them; stock must isolate them (the fixes series)
+        skips = [ln.replace('isolates', 'skips') for ln in self.PLACED]
+        for flavor, body, want in (('patched', skips, (1, 0)),
+                                   ('patched', self.PLACED, (0, 1)),
+                                   ('stock', skips, (0, 1))):
+            r = Results()
+            with contextlib.redirect_stdout(io.StringIO()):
+                pagestat_test.damon_placed_results(r, flavor, 0, body)
+            self.assertEqual((r.passed, r.failed), want, flavor)
+        # Not measured to the end, or a FAIL, or a non-zero exit: a failure
+        for status, body in ((0, self.PLACED[:-1]),
+                             (0, self.PLACED[:3] + self.PLACED[4:]),
+                             (1, self.PLACED + ['placed: FAIL pages off '
+                                                'node 0']),
+                             (1, self.PLACED), (2, ['damon: on: EINVAL'])):
+            r = Results()
+            with contextlib.redirect_stdout(io.StringIO()):
+                pagestat_test.damon_placed_results(r, 'stock', status, body)
+            self.assertEqual((r.passed, r.failed), (0, 1), body)
+            self.assertIn('exit %d:' % status, r.failures[0][1])
+
     def test_runs(self):
         runs = []
 
         def fake_run(t, results, label, flavor, kernel, initrd, argv, **kw):
-            runs.append((label, flavor, argv))
+            runs.append((label, flavor, argv, kw))
+            if argv[1] == 'placed':
+                return 0, [ln.replace('isolates', 'skips')
+                           if flavor == 'patched' else ln
+                           for ln in self.PLACED]
             return ((2, ['damon: on: EINVAL']) if flavor == 'stock' else
                     (0, self.VALUE if argv[1] == 'value' else self.TIERING))
         r = Results()
@@ -396,11 +448,16 @@ class DamonTest(unittest.TestCase):
                 contextlib.redirect_stdout(io.StringIO()):
             pagestat_test.damon_tests(None, r, {'stock': 'k', 'patched': 'k'},
                                       'i', {'damon_test': '/g/damon_test'})
-        self.assertEqual([(f, a) for _, f, a in runs],
+        self.assertEqual([(f, a) for _, f, a, _ in runs],
                          [(f, ['/bin/damon_test', m])
                           for f in ('stock', 'patched')
-                          for m in ('value', 'tiering')])
-        self.assertEqual((r.passed, r.failed), (4, 0))
+                          for m in ('value', 'tiering')] +
+                         [(f, ['/bin/damon_test', 'placed'])
+                          for f in ('stock', 'patched')])
+        # placed boots as bench does: instructions are its measure
+        self.assertTrue(runs[-1][3]['icount'])
+        self.assertEqual(runs[-1][3]['cpu'], 'qemu64')
+        self.assertEqual((r.passed, r.failed), (6, 0))
 
     def test_a_job(self):
         names = TierTest().jobs(False)[0]
