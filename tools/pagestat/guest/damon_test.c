@@ -159,19 +159,31 @@ set(const char *path, const char *fmt, ...)
 	}
 }
 
-/* The number in the sysfs file @path; exit on failure. */
-static unsigned long get(const char *path)
+/* The first @size - 1 bytes of the file @path, NUL-terminated; exit if none */
+static size_t slurp(const char *path, char *buf, size_t size)
 {
-	char buf[64];
 	int fd = open(path, O_RDONLY);
-	ssize_t r = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
+	size_t len = 0;
+	ssize_t r;
 
-	if (r <= 0) {
+	while (fd >= 0 && len < size - 1 &&
+	       (r = read(fd, buf + len, size - 1 - len)) > 0)
+		len += r;
+	if (fd < 0 || !len) {
 		printf("damon: FAIL read %s: %s\n", path, errname(errno));
 		exit(1);
 	}
 	close(fd);
-	buf[r] = 0;
+	buf[len] = 0;
+	return len;
+}
+
+/* The number in the sysfs file @path; exit on failure. */
+static unsigned long get(const char *path)
+{
+	char buf[64];
+
+	slurp(path, buf, sizeof(buf));
 	return strtoul(buf, NULL, 0);
 }
 
@@ -211,25 +223,6 @@ static char *map_on(size_t len, int advice, int node)
 	return p;
 }
 
-/* The first @size - 1 bytes of the file @path, NUL-terminated; exit if none */
-static size_t slurp(const char *path, char *buf, size_t size)
-{
-	int fd = open(path, O_RDONLY);
-	size_t len = 0;
-	ssize_t r;
-
-	while (fd >= 0 && len < size - 1 &&
-	       (r = read(fd, buf + len, size - 1 - len)) > 0)
-		len += r;
-	if (fd < 0) {
-		printf("damon: FAIL read %s: %s\n", path, errname(errno));
-		exit(1);
-	}
-	close(fd);
-	buf[len] = 0;
-	return len;
-}
-
 /* Count the pages of [@start, @end) that have a node, and those on node 0. */
 static void count(unsigned long start, unsigned long end, unsigned long *on0,
 		  unsigned long *total)
@@ -261,24 +254,42 @@ static unsigned long bp(unsigned long on0, unsigned long total)
 }
 
 /*
- * The share on node 0 of the pages of every mapping of the process
- * (but [vsyscall], no VMA), in bp.  Reads /proc/self/maps without stdio:
- * nothing here may grow the heap once DAMON has its regions.
+ * @buf, /proc/self/maps read into it without stdio: nothing here may grow
+ * the heap once DAMON has its regions.  Exit if it does not fit.
  */
+static char *maps(char *buf, size_t size)
+{
+	if (slurp("/proc/self/maps", buf, size) == size - 1) {
+		printf("damon: FAIL read /proc/self/maps\n");
+		exit(1);
+	}
+	return buf;
+}
+
+/* [*@s, *@e): the next mapping of maps() from line *@ln on, 0 if none */
+static int next_map(char **ln, unsigned long *s, unsigned long *e)
+{
+	char *p;
+
+	while ((p = *ln)) {
+		*ln = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL;
+		/* but [vsyscall], no VMA */
+		if (sscanf(p, "%lx-%lx", s, e) == 2 && *e <= (1UL << 47))
+			return 1;
+	}
+	return 0;
+}
+
+/* count() the pages of every mapping of the process. */
 static void count_all(unsigned long *on0, unsigned long *total)
 {
 	static char buf[1 << 16];
 	unsigned long s, e;
-	char *ln;
+	char *ln = maps(buf, sizeof(buf));
 
 	*on0 = *total = 0;
-	if (slurp("/proc/self/maps", buf, sizeof(buf)) == sizeof(buf) - 1) {
-		printf("damon: FAIL read /proc/self/maps\n");
-		exit(1);
-	}
-	for (ln = buf; ln; ln = strchr(ln, '\n') ? strchr(ln, '\n') + 1 : NULL)
-		if (sscanf(ln, "%lx-%lx", &s, &e) == 2 && e <= (1UL << 47))
-			count(s, e, on0, total);
+	while (next_map(&ln, &s, &e))
+		count(s, e, on0, total);
 }
 
 static unsigned long share_all(void)
@@ -298,23 +309,59 @@ static unsigned long share_of(char *p, size_t len)
 }
 
 /*
- * The context's one scheme: @action over the regions with at least
- * @min_acc accesses, its quota @bytes per 100 ms tuned (temporal) by a goal
- * of @metric on node 0 with target value @target (a user_input goal's
- * current value is 0).
+ * One kdamond, one context of @ops: a sample every @sample_us and an
+ * aggregation every 100 ms of this process (vaddr) or [@start, @end)
+ * (paddr), in @nr_regions regions (0: DAMON's defaults, vaddr only).
  */
-static void scheme(const char *action, int min_acc, unsigned long bytes,
-		   const char *metric, int target)
+static void context(const char *ops, unsigned long sample_us, int nr_regions,
+		    unsigned long start, unsigned long end)
+{
+	int vaddr = !strcmp(ops, "vaddr");
+
+	set(KDAMONDS "/nr_kdamonds", "1");
+	set(KDAMONDS "/0/contexts/nr_contexts", "1");
+	set(CTX "/operations", "%s", ops);
+	set(CTX "/monitoring_attrs/intervals/sample_us", "%lu", sample_us);
+	set(CTX "/monitoring_attrs/intervals/aggr_us", "100000");
+	if (nr_regions) {
+		set(CTX "/monitoring_attrs/nr_regions/min", "%d", nr_regions);
+		set(CTX "/monitoring_attrs/nr_regions/max", "%d", nr_regions);
+	}
+	set(CTX "/targets/nr_targets", "1");
+	set(CTX "/targets/0/pid_target", "%d", vaddr ? (int)getpid() : 0);
+	if (!nr_regions)
+		return;
+	set(CTX "/targets/0/regions/nr_regions", "%d", !vaddr);
+	if (!vaddr) {
+		set(CTX "/targets/0/regions/0/start", "%lu", start);
+		set(CTX "/targets/0/regions/0/end", "%lu", end);
+	}
+}
+
+/*
+ * The context's one scheme: @action (with target_nid 0, for migrate_hot)
+ * over the regions of any size and age with at least @min_acc accesses.
+ */
+static void scheme(const char *action, int min_acc)
 {
 	set(CTX "/schemes/nr_schemes", "1");
 	set(SCHEME "/action", "%s", action);
-	set(SCHEME "/target_nid", "0");		/* for migrate_hot */
+	set(SCHEME "/target_nid", "0");
 	set(SCHEME "/access_pattern/sz/max", "%lu", -1UL);
 	set(SCHEME "/access_pattern/sz/min", "0");
 	set(SCHEME "/access_pattern/nr_accesses/max", "%u", -1U);
 	set(SCHEME "/access_pattern/nr_accesses/min", "%d", min_acc);
 	set(SCHEME "/access_pattern/age/max", "%u", -1U);
 	set(SCHEME "/access_pattern/age/min", "0");
+}
+
+/*
+ * The scheme's quota: @bytes per 100 ms, tuned (temporal) by a goal of
+ * @metric on node 0 with target value @target (a user_input goal's
+ * current value is 0).
+ */
+static void goal(unsigned long bytes, const char *metric, int target)
+{
 	set(QUOTAS "/bytes", "%lu", bytes);
 	set(QUOTAS "/reset_interval_ms", "100");
 	/* 7.3 has it; without it the effective quota means something else */
@@ -330,26 +377,11 @@ static void scheme(const char *action, int min_acc, unsigned long bytes,
 	set(GOAL "/current_value", "0");
 }
 
-/*
- * One vaddr kdamond on this process, one scheme of @action over the
- * regions with at least @min_acc accesses, its quota @bytes per 100 ms
- * tuned (temporal) by a node_eligible_mem_bp goal of @target on node 0.
- * Exits with EXIT_REFUSED if the kernel refuses to turn it on.
- */
-static void damon_on(const char *action, int min_acc, unsigned long bytes,
-		     int target)
+/* Turn the kdamond on; exit with EXIT_REFUSED if the kernel refuses. */
+static void on(void)
 {
-	int err;
+	int err = put(STATE, "on");
 
-	set(KDAMONDS "/nr_kdamonds", "1");
-	set(KDAMONDS "/0/contexts/nr_contexts", "1");
-	set(CTX "/operations", "vaddr");
-	set(CTX "/monitoring_attrs/intervals/sample_us", "5000");
-	set(CTX "/monitoring_attrs/intervals/aggr_us", "100000");
-	set(CTX "/targets/nr_targets", "1");
-	set(CTX "/targets/0/pid_target", "%d", (int)getpid());
-	scheme(action, min_acc, bytes, "node_eligible_mem_bp", target);
-	err = put(STATE, "on");
 	if (err) {
 		printf("damon: on: %s\n", errname(-err));
 		exit(EXIT_REFUSED);
@@ -392,7 +424,10 @@ static int mode_value(void)
 	 * and the code and stack of a first round, before counting.
 	 */
 	share_all();
-	damon_on("stat", 0, MIB, 5000);
+	context("vaddr", 5000, 0, 0, 0);
+	scheme("stat", 0);
+	goal(MIB, "node_eligible_mem_bp", 5000);
+	on();
 	reaches(5000);
 	before = share_all();
 	/* The value is at least lo and less than hi */
@@ -452,7 +487,10 @@ static int mode_tiering(void)
 	}
 	printf("tiering: hot %zu MiB, cold %zu MiB, on node 1; goal %d bp\n",
 	       hot_len / MIB, cold_len / MIB, TIER_GOAL);
-	damon_on("migrate_hot", 1, 8 * MIB, TIER_GOAL);
+	context("vaddr", 5000, 0, 0, 0);
+	scheme("migrate_hot", 1);
+	goal(8 * MIB, "node_eligible_mem_bp", TIER_GOAL);
+	on();
 	t0 = now_ms();
 	next = t0;
 	for (;;) {
@@ -549,17 +587,9 @@ static unsigned long three_regions_bytes(void)
 {
 	static char buf[1 << 16];
 	unsigned long s, e, first = 0, last = 0, g1 = 0, g2 = 0, gap;
-	char *ln;
+	char *ln = maps(buf, sizeof(buf));
 
-	if (slurp("/proc/self/maps", buf, sizeof(buf)) == sizeof(buf) - 1) {
-		printf("damon: FAIL read /proc/self/maps\n");
-		exit(1);
-	}
-	for (ln = buf; ln; ln = strchr(ln, '\n')) {
-		if (*ln == '\n')
-			ln++;
-		if (sscanf(ln, "%lx-%lx", &s, &e) != 2 || e > (1UL << 47))
-			continue;
+	while (next_map(&ln, &s, &e)) {
 		if (!last)
 			first = s;
 		gap = last ? s - last : 0;
@@ -590,7 +620,8 @@ static void phys_span(char *p, size_t len, unsigned long *lo,
 	*hi = 0;
 	for (off = 0; off < len / PAGE; off += n) {
 		n = len / PAGE - off < N ? len / PAGE - off : N;
-		if (pread(fd, ent, n * 8, (first + off) * 8) != n * 8) {
+		if (pread(fd, ent, n * 8, (first + off) * 8) !=
+		    (ssize_t)(n * 8)) {
 			printf("damon: FAIL read /proc/self/pagemap\n");
 			exit(1);
 		}
@@ -621,22 +652,10 @@ static int cost_run(const char *ops, const char *metric, unsigned long start,
 	int vaddr = !strcmp(ops, "vaddr"), pid, err;
 	struct snap a, b;
 
-	set(KDAMONDS "/nr_kdamonds", "1");
-	set(KDAMONDS "/0/contexts/nr_contexts", "1");
-	set(CTX "/operations", "%s", ops);
-	set(CTX "/monitoring_attrs/intervals/sample_us", "100000");
-	set(CTX "/monitoring_attrs/intervals/aggr_us", "100000");
-	set(CTX "/monitoring_attrs/nr_regions/min", "10");
-	set(CTX "/monitoring_attrs/nr_regions/max", "10");
-	set(CTX "/targets/nr_targets", "1");
-	set(CTX "/targets/0/pid_target", "%d", vaddr ? (int)getpid() : 0);
-	set(CTX "/targets/0/regions/nr_regions", "%d", !vaddr);
-	if (!vaddr) {
-		set(CTX "/targets/0/regions/0/start", "%lu", start);
-		set(CTX "/targets/0/regions/0/end", "%lu", end);
-	}
+	context(ops, 100000, 10, start, end);
+	scheme("stat", 0);
 	/* A quota of 1 byte: full in every window, which qt_exceeds counts */
-	scheme("stat", 0, 1, metric, 10000);
+	goal(1, metric, 10000);
 	err = put(STATE, "on");
 	if (err)
 		return err;
@@ -812,14 +831,27 @@ struct placed {
 	unsigned long long ns;
 };
 
-static void placed_stats(struct placed *p)
+/*
+ * Add (@sign 1) or take (-1) the scheme's stats and the migrations so far:
+ * taken at the start of a run and added at its end, they leave what it did.
+ */
+static void placed_count(struct placed *p, int sign)
 {
-	p->nr_tried = get(SCHEME "/stats/nr_tried");
-	p->sz_tried = get(SCHEME "/stats/sz_tried");
-	p->nr_applied = get(SCHEME "/stats/nr_applied");
-	p->sz_applied = get(SCHEME "/stats/sz_applied");
-	p->migrated = vmstat("pgmigrate_success");
-	p->migrate_fail = vmstat("pgmigrate_fail");
+	p->nr_tried += sign * get(SCHEME "/stats/nr_tried");
+	p->sz_tried += sign * get(SCHEME "/stats/sz_tried");
+	p->nr_applied += sign * get(SCHEME "/stats/nr_applied");
+	p->sz_applied += sign * get(SCHEME "/stats/sz_applied");
+	p->migrated += sign * vmstat("pgmigrate_success");
+	p->migrate_fail += sign * vmstat("pgmigrate_fail");
+}
+
+/* The end of a "placed: run" or a "placed: case=" line. */
+static void placed_print(const struct placed *p, double insns_per_apply)
+{
+	printf("insns_per_apply=%.0f nr_applied=%lu sz_applied=%lu "
+	       "migrated=%lu migrate_fail=%lu max_isolated=%lu\n",
+	       insns_per_apply, p->nr_applied, p->sz_applied, p->migrated,
+	       p->migrate_fail, p->max_isolated);
 }
 
 /*
@@ -831,31 +863,14 @@ static void placed_run(const char *name, const char *action, int dests,
 		       struct placed *d)
 {
 	unsigned long bytes, isolated;
-	struct placed a, b;
-	struct snap sa, sb;
+	struct snap a, b;
 	long t0;
-	int pid, err;
+	int pid;
 
-	set(KDAMONDS "/nr_kdamonds", "1");
-	set(KDAMONDS "/0/contexts/nr_contexts", "1");
-	set(CTX "/operations", "vaddr");
-	set(CTX "/monitoring_attrs/intervals/sample_us", "100000");
-	set(CTX "/monitoring_attrs/intervals/aggr_us", "100000");
-	set(CTX "/monitoring_attrs/nr_regions/min", "10");
-	set(CTX "/monitoring_attrs/nr_regions/max", "10");
-	set(CTX "/targets/nr_targets", "1");
-	set(CTX "/targets/0/pid_target", "%d", (int)getpid());
-	set(CTX "/targets/0/regions/nr_regions", "0");
-	set(CTX "/schemes/nr_schemes", "1");
-	set(SCHEME "/action", "%s", action);
+	memset(d, 0, sizeof(*d));
+	context("vaddr", 100000, 10, 0, 0);
+	scheme(action, 0);
 	set(SCHEME "/apply_interval_us", "0");		/* each aggregation */
-	set(SCHEME "/target_nid", "0");
-	set(SCHEME "/access_pattern/sz/max", "%lu", -1UL);
-	set(SCHEME "/access_pattern/sz/min", "0");
-	set(SCHEME "/access_pattern/nr_accesses/max", "%u", -1U);
-	set(SCHEME "/access_pattern/nr_accesses/min", "0");
-	set(SCHEME "/access_pattern/age/max", "%u", -1U);
-	set(SCHEME "/access_pattern/age/min", "0");
 	/* No quota: every region, every apply */
 	set(QUOTAS "/bytes", "0");
 	set(QUOTAS "/ms", "0");
@@ -866,33 +881,22 @@ static void placed_run(const char *name, const char *action, int dests,
 		set(SCHEME "/dests/0/id", "0");
 		set(SCHEME "/dests/0/weight", "1");
 	}
-	err = put(STATE, "on");
-	if (err) {
-		printf("damon: on: %s\n", errname(-err));
-		exit(EXIT_REFUSED);
-	}
+	on();
 	pid = get(KDAMONDS "/0/pid");
 	/* The kdamond on node 0's CPU, the poller on the other */
 	pin(pid, 0);
 	sleep_ms(PLACED_WARM_MS);
-	sa = snapshot(pid);
-	placed_stats(&a);
+	a = snapshot(pid);
+	placed_count(d, -1);
 	sleep_ms(PLACED_MS);
-	sb = snapshot(pid);
-	placed_stats(&b);
+	b = snapshot(pid);
+	placed_count(d, 1);
 	bytes = three_regions_bytes();
-	d->ns = sb.ns - sa.ns;
-	d->nr_tried = b.nr_tried - a.nr_tried;
-	d->sz_tried = b.sz_tried - a.sz_tried;
+	d->ns = b.ns - a.ns;
 	d->applies = (d->sz_tried + bytes / 2) / bytes;
-	d->nr_applied = b.nr_applied - a.nr_applied;
-	d->sz_applied = b.sz_applied - a.sz_applied;
-	d->migrated = b.migrated - a.migrated;
-	d->migrate_fail = b.migrate_fail - a.migrate_fail;
 	if (d->sz_tried % bytes)
 		printf("placed: %s: sz_tried grew by %lu, not a multiple of the "
 		       "%lu bytes of the regions\n", name, d->sz_tried, bytes);
-	d->max_isolated = 0;
 	for (t0 = now_ms(); now_ms() - t0 < PLACED_POLL_MS; ) {
 		isolated = vmstat("nr_isolated_anon") +
 			   vmstat("nr_isolated_file");
@@ -948,12 +952,9 @@ static int mode_placed(void)
 				   cases[c].dests, &d);
 			per[c][i] = (double)d.ns / d.applies;
 			printf("placed: run %d case=%s applies=%lu nr_tried=%lu "
-			       "ns=%llu insns_per_apply=%.0f nr_applied=%lu "
-			       "sz_applied=%lu migrated=%lu migrate_fail=%lu "
-			       "max_isolated=%lu\n", i + 1, cases[c].name,
-			       d.applies, d.nr_tried, d.ns, per[c][i],
-			       d.nr_applied, d.sz_applied, d.migrated,
-			       d.migrate_fail, d.max_isolated);
+			       "ns=%llu ", i + 1, cases[c].name, d.applies,
+			       d.nr_tried, d.ns);
+			placed_print(&d, per[c][i]);
 			sum[c].applies += d.applies;
 			sum[c].nr_applied += d.nr_applied;
 			sum[c].sz_applied += d.sz_applied;
@@ -966,13 +967,10 @@ static int mode_placed(void)
 	count_all(&on0_end, &total_end);
 	for (c = 0; c < NC; c++) {
 		med[c] = median(per[c], PLACED_REPS);
-		printf("placed: case=%s action=%s%s applies=%lu "
-		       "insns_per_apply=%.0f nr_applied=%lu sz_applied=%lu "
-		       "migrated=%lu migrate_fail=%lu max_isolated=%lu\n",
+		printf("placed: case=%s action=%s%s applies=%lu ",
 		       cases[c].name, cases[c].action, cases[c].desc,
-		       sum[c].applies, med[c], sum[c].nr_applied,
-		       sum[c].sz_applied, sum[c].migrated,
-		       sum[c].migrate_fail, sum[c].max_isolated);
+		       sum[c].applies);
+		placed_print(&sum[c], med[c]);
 		if (sum[c].migrated || sum[c].nr_applied) {
 			printf("placed: FAIL %s migrated %lu pages (nr_applied "
 			       "%lu): all were on node 0\n", cases[c].name,
