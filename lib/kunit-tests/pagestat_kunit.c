@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Suite pagestat_range: the arithmetic, a layout per kind of mapping, the top
- * of the address space, random layouts against the oracle; suite pagestat_race.
+ * of the address space, random layouts against the oracle, a race with THP changes.
  */
 #include "pagestat_kunit.h"
 #include "pagestat_oracle.h"
@@ -47,9 +47,8 @@ static void pagestat_none_run_test(struct kunit *test)
 }
 
 /*
- * The range checks: nothing asked, nothing written; a range that wraps is
- * refused before anything is written; one that ends at the last page of
- * the address space, which no VMA holds, is answered.
+ * Nothing asked, nothing written; a range that wraps is refused before anything
+ * is written; one that ends at the last page, which no VMA holds, is answered.
  */
 static void pagestat_range_args_test(struct kunit *test)
 {
@@ -92,8 +91,7 @@ static const struct pagestat_layout pagestat_layouts[] = {
 	ONE("hugetlb contiguous PTEs", HUGETLB_CONT_PTE, "01.0"),
 	ONE("hugetlb contiguous PMDs", HUGETLB_CONT_PMD, "01"),
 	{ "PROT_NONE anon, THP, huge zero PMD",
-	  { { PAGESTAT_ANON, 0, "0z.1", true },
-	    { PAGESTAT_THP, PMD_SIZE, "0z", true } } },
+	  { { PAGESTAT_ANON, 0, "0z.1", true }, { PAGESTAT_THP, PMD_SIZE, "0z", true } } },
 	{ "PROT_NONE hugetlb PMD and PUD",
 	  { { PAGESTAT_HUGETLB_PMD, 0, "01", true },
 	    { PAGESTAT_HUGETLB_PUD, PUD_SIZE, "0", true } } },
@@ -106,22 +104,18 @@ static const struct pagestat_layout pagestat_layouts[] = {
 	ONE("device-private THP: a PMD entry between THPs", THP, "0v1"),
 	ONE("guard regions (MADV_GUARD_INSTALL) among pages", ANON, "0gg1.g"),
 	{ "holes under empty PMD, PUD and P4D entries",
-	  { { PAGESTAT_ANON, PMD_SIZE - P(2), "0z22" },
-	    { PAGESTAT_ANON, PUD_SIZE - P(2), "1z33" },
+	  { { PAGESTAT_ANON, PMD_SIZE - P(2), "0z22" }, { PAGESTAT_ANON, PUD_SIZE - P(2), "1z33" },
 	    { PAGESTAT_ANON, P4D_SIZE - P(2), "0x44" } } },
 	{ "VMA edges: four kinds side by side, a gap",
 	  { { PAGESTAT_ANON, 0, "0z" }, { PAGESTAT_PFNMAP, P(2), "sz" },
 	    { PAGESTAT_MIXEDMAP, P(4), "0." }, { PAGESTAT_ANON, P(7), "1." },
 	    { PAGESTAT_ANON, P(9), "x1" } } },
-	{ "THPs across a PUD boundary",
-	  { { PAGESTAT_THP, PUD_SIZE - 2 * PMD_SIZE, "0z1p0" } } },
+	{ "THPs across a PUD boundary", { { PAGESTAT_THP, PUD_SIZE - 2 * PMD_SIZE, "0z1p0" } } },
 	{ "hugetlb PMDs across a PUD boundary",
 	  { { PAGESTAT_HUGETLB_PMD, PUD_SIZE - 2 * PMD_SIZE, "0.10" } } },
 	{ "runs of empty PTEs",
-	  { { PAGESTAT_ANON, 0,
-	      "0..............................1...............0" },
-	    { PAGESTAT_ANON, P(48),
-	      "1xxxxxxxxxxxxxxxxxxxxxxxx0................1" } } },
+	  { { PAGESTAT_ANON, 0, "0..............................1...............0" },
+	    { PAGESTAT_ANON, P(48), "1xxxxxxxxxxxxxxxxxxxxxxxx0................1" } } },
 };
 
 KUNIT_ARRAY_PARAM_DESC(pagestat_layout, pagestat_layouts, name);
@@ -248,8 +242,7 @@ static void pagestat_random_test(struct kunit *test)
 			for (pat[i][j] = '\0'; j--; )
 				pat[i][j] = e[prandom_u32_state(&rs) % strlen(e)];
 			j = prandom_u32_state(&rs) % 8;
-			cur += j < 3 ? 0 : j < 6 ? j * PAGE_SIZE :
-			       j < 7 ? PMD_SIZE : PUD_SIZE;
+			cur += j < 3 ? 0 : j < 6 ? j * PAGE_SIZE : j < 7 ? PMD_SIZE : PUD_SIZE;
 			cur = ALIGN(cur, pagestat_builders[k].size);
 			segs[i] = (struct pagestat_seg){ k, cur, pat[i] };
 			cur += pagestat_seg_size(&segs[i]);
@@ -269,25 +262,8 @@ static void pagestat_random_test(struct kunit *test)
 		KUNIT_EXPECT_GT(test, ctx->nodes[1], 0);
 }
 
-static struct kunit_case pagestat_range_cases[] = {
-	KUNIT_CASE(pagestat_fill_test),
-	KUNIT_CASE(pagestat_none_run_test),
-	KUNIT_CASE(pagestat_range_args_test),
-	KUNIT_CASE_PARAM(pagestat_kind_test, pagestat_layout_gen_params),
-	KUNIT_CASE(pagestat_task_size_test),
-	KUNIT_CASE(pagestat_migration_test),
-	KUNIT_CASE_PARAM(pagestat_random_test, pagestat_seed_gen_params),
-	{}
-};
-
-static struct kunit_suite pagestat_range_suite = {
-	.name		= "pagestat_range",
-	.init		= pagestat_fixture_init,
-	.test_cases	= pagestat_range_cases,
-};
-
 /*
- * Suite pagestat_race: a kthread on the case's mm splits THPs (zaps a page),
+ * The race: a kthread on the case's mm splits THPs (zaps a page),
  * zaps them whole and faults them back while the case walks the range: the
  * changes that can overlap a walk under mmap_read_lock(). An anon collapse
  * takes mmap_write_lock(); a file THP's page table retraction, which sends the
@@ -368,18 +344,25 @@ static void pagestat_race_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, vm_munmap(ctx->base, 2 * P4D_SIZE), 0);
 }
 
-static struct kunit_case pagestat_race_cases[] = {
+static struct kunit_case pagestat_range_cases[] = {
+	KUNIT_CASE(pagestat_fill_test),
+	KUNIT_CASE(pagestat_none_run_test),
+	KUNIT_CASE(pagestat_range_args_test),
+	KUNIT_CASE_PARAM(pagestat_kind_test, pagestat_layout_gen_params),
+	KUNIT_CASE(pagestat_task_size_test),
+	KUNIT_CASE(pagestat_migration_test),
+	KUNIT_CASE_PARAM(pagestat_random_test, pagestat_seed_gen_params),
 	KUNIT_CASE(pagestat_race_test),
 	{}
 };
 
-static struct kunit_suite pagestat_race_suite = {
-	.name		= "pagestat_race",
+static struct kunit_suite pagestat_range_suite = {
+	.name		= "pagestat_range",
 	.init		= pagestat_fixture_init,
-	.test_cases	= pagestat_race_cases,
+	.test_cases	= pagestat_range_cases,
 };
 
-kunit_test_suites(&pagestat_range_suite, &pagestat_race_suite);
+kunit_test_suite(pagestat_range_suite);
 
 MODULE_DESCRIPTION("KUnit tests for pagestat_range()");
 MODULE_LICENSE("GPL");
