@@ -604,7 +604,7 @@ def bench_runs(t, results, kernels, initrd, progs):
 TIERS = {
     'quick': (),
     'full': ('robot builds and coccicheck', 'arm64 KUnit',
-             'the debug kernels'),
+             'DAMON\'s KUnit under UML', 'the debug kernels'),
 }
 
 
@@ -626,8 +626,8 @@ def tier_says(full):
 # the series' objects from ccache: SHARED_MINUTES.
 FIRST_BUILDS = {
     'quick': (('stock', 12), ('patched', 12), ('kunit', 13), ('w1', 1)),
-    'full': (('kunit-arm64', 28), ('stock-debug', 16), ('patched-debug', 16),
-             ('robot-*', 100)),
+    'full': (('kunit-arm64', 28), ('kunit-um-damon', 6), ('stock-debug', 16),
+             ('patched-debug', 16), ('robot-*', 100)),
 }
 WARM_MINUTES = {'quick': 4, 'full': 12}
 SHARED_MINUTES = 3

@@ -4,7 +4,7 @@
 import unittest
 
 import harness_util  # noqa: F401 (the modules' path)
-from pagestat_kunit import kunit_cmd
+from pagestat_kunit import damon_uml_cmd, kunit_cmd
 
 
 class KunitArchTest(unittest.TestCase):
@@ -20,6 +20,16 @@ class KunitArchTest(unittest.TestCase):
         self.assertIn('--build_dir=/b/kunit-arm64', arm)
         self.assertIn('--make_options=CC=ccache aarch64-linux-gnu-gcc', arm)
         self.assertEqual(arm[-1], '--json=j')
+
+    def test_damon_uml(self):
+        # DAMON's own .kunitconfig, under kunit.py's default arch
+        t = type('T', (), {'build': '/b'})()
+        cmd = damon_uml_cmd(t, '/b/um', '/b/um/r.json')
+        self.assertIn('--arch=um', cmd)
+        self.assertIn('--kunitconfig=mm/damon/tests/.kunitconfig', cmd)
+        self.assertIn('--build_dir=/b/um', cmd)
+        self.assertIn('--json=/b/um/r.json', cmd)
+        self.assertFalse([a for a in cmd if 'qemu' in a or 'cross' in a])
 
 
 if __name__ == '__main__':

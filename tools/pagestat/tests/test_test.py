@@ -202,23 +202,24 @@ class EstimateTest(unittest.TestCase):
                                                                 False))
             # --full adds its own builds and the robot's, each its share
             full = run_estimate(build, stock, True)
-            self.assertIn('kunit-arm64, stock-debug, patched-debug, 11 of '
-                          "the robot's builds", full)
-            self.assertIn('about %d minutes' % (12 + 28 + 16 + 3 + 100 * 11 //
-                                                12), full)
+            self.assertIn('kunit-arm64, kunit-um-damon, stock-debug, '
+                          "patched-debug, 11 of the robot's builds", full)
+            self.assertIn('about %d minutes' % (12 + 28 + 6 + 16 + 3 +
+                                                100 * 11 // 12), full)
             for b in pagestat_test.ROBOT_DIRS:
                 os.makedirs(os.path.join(build, b), exist_ok=True)
                 open(os.path.join(build, b, '.pagestat-lines'), 'w').close()
             full = run_estimate(build, stock, True)
             self.assertNotIn('robot', full)
-            self.assertIn('about %d minutes' % (12 + 28 + 16 + 3), full)
+            self.assertIn('about %d minutes' % (12 + 28 + 6 + 16 + 3), full)
             # a built stock-debug leaves patched-debug small
             os.makedirs(os.path.join(stock, 'stock-debug'))
             open(os.path.join(stock, 'stock-debug', '.pagestat-lines'),
                  'w').close()
             full = run_estimate(build, stock, True)
-            self.assertIn('first builds of kunit-arm64, patched-debug', full)
-            self.assertIn('about %d minutes' % (12 + 28 + 3), full)
+            self.assertIn('first builds of kunit-arm64, kunit-um-damon, '
+                          'patched-debug', full)
+            self.assertIn('about %d minutes' % (12 + 28 + 6 + 3), full)
 
 
 class ExpectedSeenTest(unittest.TestCase):
