@@ -1,10 +1,16 @@
 # SPDX-License-Identifier: GPL-2.0
 """pagestat_kunit: the kunit.py commands of each architecture."""
 
+import contextlib
+import io
+import json
+import os
+import tempfile
 import unittest
 
 import harness_util  # noqa: F401 (the modules' path)
-from pagestat_kunit import damon_uml_cmd, kunit_cmd
+from pagestat_common import Results
+from pagestat_kunit import damon_uml_cmd, kunit_cmd, kunit_record
 
 
 class KunitArchTest(unittest.TestCase):
@@ -30,6 +36,34 @@ class KunitArchTest(unittest.TestCase):
         self.assertIn('--build_dir=/b/um', cmd)
         self.assertIn('--json=/b/um/r.json', cmd)
         self.assertFalse([a for a in cmd if 'qemu' in a or 'cross' in a])
+
+
+class KunitRecordTest(unittest.TestCase):
+    def record(self, doc, rc=0, msg=''):
+        r = Results()
+        with tempfile.TemporaryDirectory() as d, \
+                contextlib.redirect_stdout(io.StringIO()):
+            jsonf = os.path.join(d, 'r.json')
+            if doc is not None:
+                with open(jsonf, 'w') as f:
+                    json.dump(doc, f)
+            kunit_record(r, 'kunit um (DAMON)', rc, 'log', jsonf, 'test.log',
+                         msg)
+        return r
+
+    def test_a_failed_case_a_missing_run_a_warning_fail(self):
+        cases = [{'name': 'a', 'status': 'PASS'},
+                 {'name': 'b', 'status': 'SKIP'}]
+        doc = {'name': 'main', 'test_cases': [], 'sub_groups': [
+            {'name': 'damon', 'test_cases': cases}]}
+        self.assertEqual(self.record(doc).line(),
+                         '2 passed, 0 failed, 1 skipped')
+        cases.append({'name': 'c', 'status': 'FAIL'})
+        self.assertEqual(self.record(doc, rc=1).failed, 1)
+        self.assertEqual(self.record(None, rc=1).failed, 1)
+        self.assertEqual(self.record(doc, msg='WARNING: at x').failed, 2)
+        del cases[:]
+        self.assertEqual(self.record(doc).failed, 1)
 
 
 if __name__ == '__main__':
