@@ -501,26 +501,27 @@ def damon_results(results, flavor, mode, status, body):
 # The fix in the fixes series skips them: "placed: verdict=skips", the
 # target case within PLACED_ISOLATES (damon_test.c) instructions a folio
 # of the dests case and no folio isolated.
-DAMON_PLACED_FLAVORS = ('stock', 'patched')
-DAMON_PLACED_VERDICT = {'stock': 'isolates', 'patched': 'skips'}
-DAMON_PLACED_LABEL = ('damon placed on %s: migrate_hot to target_nid 0 on '
-                      'folios all on node 0 %s (%s)')
+# Each flavor damon_test placed runs on: its verdict, what that does, why.
+DAMON_PLACED = {
+    'stock': ('isolates', 'isolates and puts back each',
+              'expected: stock 7.3 has no node check for target_nid'),
+    'patched': ('skips', 'skips them',
+                'mm/damon/vaddr: do not isolate folios already on '
+                'target_nid'),
+}
 
 
 def damon_placed_results(results, flavor, status, body):
     """damon_test placed on @flavor: a pass when it measured the three
-    cases and gave @flavor's verdict (DAMON_PLACED_VERDICT), with the
-    figures said."""
+    cases and gave @flavor's verdict (DAMON_PLACED), with the figures
+    said."""
     got = parse_damon_placed(body)
     lines = [ln for ln in body if ln.startswith(('placed: ', 'damon: '))]
     detail = 'exit %s:\n%s' % (status, '\n'.join(lines or body[-20:]))
     cases = got['cases']
-    want = DAMON_PLACED_VERDICT[flavor]
-    label = DAMON_PLACED_LABEL % (
-        flavor, 'isolates and puts back each' if want == 'isolates' else
-        'skips them', 'expected: stock 7.3 has no node check for target_nid'
-        if want == 'isolates' else 'mm/damon/vaddr: do not isolate folios '
-        'already on target_nid')
+    want, does, why = DAMON_PLACED[flavor]
+    label = ('damon placed on %s: migrate_hot to target_nid 0 on folios all '
+             'on node 0 %s (%s)' % (flavor, does, why))
     ok = (status == 0 and not got['fails'] and got['verdict'] == want
           and got['folios'] is not None and
           {'stat', 'dests', 'target'} <= set(cases))
@@ -538,7 +539,7 @@ def damon_placed_results(results, flavor, status, body):
 
 def damon_tests(t, results, kernels, initrd, progs):
     """damon_test value and tiering on both boot kernels, and placed on
-    DAMON_PLACED_FLAVORS' (as bench boots: -icount, qemu64)."""
+    DAMON_PLACED's flavors (as bench boots: -icount, qemu64)."""
     if not have_prog(results, progs, 'damon_test', 'stock and patched'):
         return
     for flavor in ('stock', 'patched'):
@@ -548,7 +549,7 @@ def damon_tests(t, results, kernels, initrd, progs):
                             ['/bin/damon_test', mode], timeout=600)
             if got:
                 damon_results(results, flavor, mode, *got)
-    for flavor in DAMON_PLACED_FLAVORS:
+    for flavor in DAMON_PLACED:
         got = guest_run(t, results, 'damon placed on ' + flavor, flavor,
                         kernels[flavor], initrd,
                         ['/bin/damon_test', 'placed'], timeout=900,
