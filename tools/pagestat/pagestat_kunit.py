@@ -121,7 +121,13 @@ def kunit(t, passthrough=(), arch='x86_64'):
 
 def kunit_console_failure(t, arch='x86_64'):
     """The KUnit guest's console log and its splats' summary, or ''."""
-    path = os.path.join(t.build, KUNIT_ARCHES[arch]['build'], 'test.log')
+    return build_console_failure(os.path.join(t.build,
+                                              KUNIT_ARCHES[arch]['build']))
+
+
+def build_console_failure(bdir):
+    """The console log kunit.py kept in @bdir and its splats' summary."""
+    path = os.path.join(bdir, 'test.log')
     return path, console_failure(read(path)) if os.path.exists(path) else ''
 
 
@@ -169,9 +175,8 @@ def kunit_damon_uml(t, results):
         # built: what run_estimate() looks for, as make() leaves it
         with open(os.path.join(bdir, '.pagestat-lines'), 'w') as f:
             f.write('%d\n' % len(read(log).splitlines()))
-    path = os.path.join(bdir, 'test.log')
-    msg = console_failure(read(path)) if os.path.exists(path) else ''
-    kunit_record(results, name, rc, read(log), jsonf, path, msg)
+    kunit_record(results, name, rc, read(log), jsonf,
+                 *build_console_failure(bdir))
 
 
 def kunit_record(results, name, rc, out, jsonf, path, msg):
