@@ -21,13 +21,14 @@ VISIBLE_IF_KUNIT void pagestat_fill(struct pagestat_walk *ps,
 				    unsigned long addr, unsigned long end,
 				    int status)
 {
-	int *p = ps->status + ((addr - ps->start) >> PAGE_SHIFT);
 	unsigned long nr = (end - addr) >> PAGE_SHIFT;
+	int *p;
 
 	if (ps->run) {
 		ps->run(ps, addr, nr, status);
 		return;
 	}
+	p = ps->status + ((addr - ps->start) >> PAGE_SHIFT);
 	if (nr > 1 && !IS_ALIGNED((unsigned long)p, sizeof(u64))) {
 		*p++ = status;
 		nr--;
@@ -108,42 +109,6 @@ static int pagestat_pud_status(struct vm_area_struct *vma, unsigned long addr,
 	return page ? pagestat_folio_status(page_folio(page)) : -ENOENT;
 }
 
-static int pagestat_pud_entry(pud_t *pudp, unsigned long addr,
-			      unsigned long end, struct mm_walk *walk)
-{
-	struct vm_area_struct *vma = walk->vma;
-	spinlock_t *ptl;	/* the PUD lock */
-	pud_t pud;
-
-	pud = pudp_get(pudp);
-	if (!IS_ENABLED(CONFIG_PGTABLE_HAS_HUGE_LEAVES) ||
-	    (pud_present(pud) && !pud_leaf(pud)))
-		return 0;
-
-	ptl = pud_lock(walk->mm, pudp);
-	pud = pudp_get(pudp);
-	if (pud_present(pud) && !pud_leaf(pud)) {
-		/* Became a PMD table: walk it */
-		spin_unlock(ptl);
-		return 0;
-	}
-	/* As for a PMD leaf below: a PFN map's normal pages are per address */
-	if (unlikely(vma->vm_flags & VM_PFNMAP) && pud_present(pud) &&
-	    !pud_special(pud)) {
-		for (; addr < end; addr += PAGE_SIZE)
-			pagestat_fill(walk->private, addr, addr + PAGE_SIZE,
-				      pagestat_pud_status(vma, addr, pud));
-	} else {
-		pagestat_fill(walk->private, addr, end,
-			      pagestat_pud_status(vma, addr, pud));
-	}
-	spin_unlock(ptl);
-
-	/* Answered: never let walk_pud_range() split (clear) the leaf */
-	walk->action = ACTION_CONTINUE;
-	return 0;
-}
-
 /*
  * Answer [@addr, @end) under a PMD leaf or a non-present entry, with the PMD
  * lock held. In a VM_PFNMAP VMA, vm_normal_page_pmd() compares a normal
@@ -161,6 +126,78 @@ static void pagestat_pmd_leaf(struct pagestat_walk *ps,
 		return;
 	}
 	pagestat_fill(ps, addr, end, pagestat_pmd_status(vma, addr, pmd));
+}
+
+/*
+ * For a run consumer, answer the PMD table under @pudp in one go if its
+ * entries in [@addr, @end) are all leaves, empty or not present: they share
+ * one PMD lock, which is taken once instead of once per entry. Return false,
+ * having answered nothing, if one maps a PTE table: walk_pmd_range() then
+ * walks the table entry by entry.
+ */
+static bool pagestat_pmd_table(struct mm_walk *walk, pud_t *pudp,
+			       unsigned long addr, unsigned long end)
+{
+	pmd_t *pmdp = pmd_offset(pudp, addr), *p = pmdp;
+	spinlock_t *ptl = pmd_lock(walk->mm, pmdp);
+	unsigned long a, next;
+
+	for (a = addr; a < end; a = pmd_addr_end(a, end)) {
+		pmd_t pmd = pmdp_get(p++);
+
+		if (pmd_present(pmd) && !pmd_leaf(pmd)) {
+			spin_unlock(ptl);
+			return false;
+		}
+	}
+	for (; addr < end; addr = next, pmdp++) {
+		next = pmd_addr_end(addr, end);
+		pagestat_pmd_leaf(walk->private, walk->vma, addr, next,
+				  pmdp_get(pmdp));
+	}
+	spin_unlock(ptl);
+	return true;
+}
+
+static int pagestat_pud_entry(pud_t *pudp, unsigned long addr,
+			      unsigned long end, struct mm_walk *walk)
+{
+	struct vm_area_struct *vma = walk->vma;
+	struct pagestat_walk *ps = walk->private;
+	spinlock_t *ptl;	/* the PUD lock */
+	pud_t pud;
+
+	pud = pudp_get(pudp);
+	if (pud_present(pud) && !pud_leaf(pud)) {
+		if (ps->run && pagestat_pmd_table(walk, pudp, addr, end))
+			walk->action = ACTION_CONTINUE;
+		return 0;
+	}
+	if (!IS_ENABLED(CONFIG_PGTABLE_HAS_HUGE_LEAVES))
+		return 0;
+
+	ptl = pud_lock(walk->mm, pudp);
+	pud = pudp_get(pudp);
+	if (pud_present(pud) && !pud_leaf(pud)) {
+		/* Became a PMD table: walk it */
+		spin_unlock(ptl);
+		return 0;
+	}
+	/* As for a PMD leaf below: a PFN map's normal pages are per address */
+	if (unlikely(vma->vm_flags & VM_PFNMAP) && pud_present(pud) &&
+	    !pud_special(pud)) {
+		for (; addr < end; addr += PAGE_SIZE)
+			pagestat_fill(ps, addr, addr + PAGE_SIZE,
+				      pagestat_pud_status(vma, addr, pud));
+	} else {
+		pagestat_fill(ps, addr, end,
+			      pagestat_pud_status(vma, addr, pud));
+	}
+	spin_unlock(ptl);
+
+	/* Answered: never let walk_pud_range() split (clear) the leaf */
+	walk->action = ACTION_CONTINUE;
+	return 0;
 }
 
 /* How many entries from @ptep[0], which is empty, up to @nr, are empty */
@@ -206,9 +243,9 @@ static int pagestat_pmd_entry(pmd_t *pmdp, unsigned long addr,
 {
 	struct pagestat_walk *ps = walk->private;
 	struct vm_area_struct *vma = walk->vma;
-	int *status = ps->status + ((addr - ps->start) >> PAGE_SHIFT);
 	spinlock_t *ptl;	/* the PMD lock, then the PTE table lock */
 	pte_t *start, *ptep;
+	int *status;
 	pmd_t pmd;
 
 	/* THP, huge zero, PFN map, device-private or migration entry */
@@ -238,6 +275,7 @@ static int pagestat_pmd_entry(pmd_t *pmdp, unsigned long addr,
 		pagestat_pte_runs(ps, vma, ptep, addr, end);
 		goto unlock;
 	}
+	status = ps->status + ((addr - ps->start) >> PAGE_SHIFT);
 	for (; addr < end; addr += PAGE_SIZE, ptep++, status++) {
 		pte_t pte = ptep_get(ptep);
 		unsigned long n;
