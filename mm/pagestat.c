@@ -38,14 +38,14 @@ VISIBLE_IF_KUNIT void pagestat_fill(struct pagestat_walk *ps,
 		p[nr - 1] = status;
 }
 
-/* The status of a mapped folio, as move_pages() decides it. */
-static int pagestat_folio_status(struct folio *folio)
+/*
+ * The status of a mapped page that is neither the zero page nor part of the
+ * huge zero folio, as vm_normal_page*() return none: its node, or -ENOENT
+ * for a zone device page. Each page of a folio has the folio's zone and node.
+ */
+static int pagestat_page_status(struct page *page)
 {
-	if (is_zero_folio(folio) || is_huge_zero_folio(folio))
-		return -EFAULT;
-	if (folio_is_zone_device(folio))
-		return -ENOENT;
-	return folio_nid(folio);
+	return is_zone_device_page(page) ? -ENOENT : page_to_nid(page);
 }
 
 /*
@@ -61,13 +61,11 @@ static __always_inline int pagestat_pte_status(struct vm_area_struct *vma,
 
 	/* Not special, not the zero pfn: vm_normal_page() returns the page */
 	if (likely(IS_ENABLED(CONFIG_ARCH_HAS_PTE_SPECIAL) && !pte_special(pte) &&
-		   pfn <= highest_memmap_pfn && !is_zero_pfn(pfn))) {
-		page = pfn_to_page(pfn);
-		return is_zone_device_page(page) ? -ENOENT : page_to_nid(page);
-	}
+		   pfn <= highest_memmap_pfn && !is_zero_pfn(pfn)))
+		return pagestat_page_status(pfn_to_page(pfn));
 	page = vm_normal_page(vma, addr, pte);
 	if (page)
-		return pagestat_folio_status(page_folio(page));
+		return pagestat_page_status(page);
 	if (is_zero_pfn(pfn))
 		return -EFAULT;
 	return -ENOENT;
@@ -89,7 +87,7 @@ static int pagestat_pmd_status(struct vm_area_struct *vma, unsigned long addr,
 		return -ENOENT;
 	page = vm_normal_page_pmd(vma, addr, pmd);
 	if (page)
-		return pagestat_folio_status(page_folio(page));
+		return pagestat_page_status(page);
 	if (is_huge_zero_pmd(pmd))
 		return -EFAULT;
 	return -ENOENT;
@@ -106,7 +104,7 @@ static int pagestat_pud_status(struct vm_area_struct *vma, unsigned long addr,
 	if (WARN_ON_ONCE(!pud_leaf(pud)))
 		return -ENOENT;
 	page = vm_normal_page_pud(vma, addr, pud);
-	return page ? pagestat_folio_status(page_folio(page)) : -ENOENT;
+	return page ? pagestat_page_status(page) : -ENOENT;
 }
 
 /*
@@ -132,29 +130,39 @@ static void pagestat_pmd_leaf(struct pagestat_walk *ps,
  * For a run consumer, answer the PMD table under @pudp in one go if its
  * entries in [@addr, @end) are all leaves, empty or not present: they share
  * one PMD lock, which is taken once instead of once per entry. Return false,
- * having answered nothing, if one maps a PTE table: walk_pmd_range() then
- * walks the table entry by entry.
+ * having answered nothing, if one maps a PTE table (walk_pmd_range() then
+ * walks the table entry by entry), and in a PFN map, answered page by page.
  */
 static bool pagestat_pmd_table(struct mm_walk *walk, pud_t *pudp,
 			       unsigned long addr, unsigned long end)
 {
-	pmd_t *pmdp = pmd_offset(pudp, addr), *p = pmdp;
-	spinlock_t *ptl = pmd_lock(walk->mm, pmdp);
-	unsigned long a, next;
+	unsigned long i, n = pmd_index(end - 1) - pmd_index(addr) + 1;
+	pmd_t *pmdp = pmd_offset(pudp, addr);
+	unsigned long a, run = addr;
+	int st, run_st = -ENOENT;
+	spinlock_t *ptl;
 
-	for (a = addr; a < end; a = pmd_addr_end(a, end)) {
-		pmd_t pmd = pmdp_get(p++);
+	if (walk->vma->vm_flags & VM_PFNMAP)
+		return false;
+	ptl = pmd_lock(walk->mm, pmdp);
+	for (i = 0; i < n; i++) {
+		pmd_t pmd = pmdp_get(pmdp + i);
 
 		if (pmd_present(pmd) && !pmd_leaf(pmd)) {
 			spin_unlock(ptl);
 			return false;
 		}
 	}
-	for (; addr < end; addr = next, pmdp++) {
-		next = pmd_addr_end(addr, end);
-		pagestat_pmd_leaf(walk->private, walk->vma, addr, next,
-				  pmdp_get(pmdp));
+	for (i = 0, a = addr; i < n; i++, a = (a & PMD_MASK) + PMD_SIZE) {
+		st = pagestat_pmd_status(walk->vma, a, pmdp_get(pmdp + i));
+		if (st == run_st)
+			continue;
+		if (a != run)
+			pagestat_fill(walk->private, run, a, run_st);
+		run = a;
+		run_st = st;
 	}
+	pagestat_fill(walk->private, run, end, run_st);
 	spin_unlock(ptl);
 	return true;
 }
@@ -330,7 +338,7 @@ static int pagestat_hugetlb_entry(pte_t *ptep, unsigned long hmask,
 		/* Contiguous PTEs or PMDs: a leaf of the folio's first page */
 		pte = huge_ptep_get(walk->mm, addr, ptep);
 		if (pte_present(pte))
-			st = pagestat_folio_status(page_folio(pte_page(pte)));
+			st = pagestat_page_status(pte_page(pte));
 	}
 	spin_unlock(ptl);
 	pagestat_fill(walk->private, addr, end, st);
