@@ -28,8 +28,10 @@
  * instruction) per page of the eligible region.  CASE is 4k (1 GiB of 4 KiB
  * pages on node 0), thp (1 GiB of THP on node 0) or sparse (64 GiB of
  * untouched MAP_NORESERVE memory whose first 64 MiB are 4 KiB pages on node
- * 0); OPS vaddr (a kdamond on this process) or paddr (one region over the
- * buffer's physical span, from /proc/self/pagemap; not for sparse).  A stat
+ * 0); OPS vaddr (a kdamond on this process), fvaddr (the same, with one
+ * region over the buffer, or the reservation for sparse: the memory paddr
+ * measures) or paddr (one region over the buffer's physical span, from
+ * /proc/self/pagemap; not for sparse).  A stat
  * scheme with every region eligible, 10 regions, one sample per 100 ms
  * aggregation and quota window, and a quota of 1 byte, full in every window:
  * qt_exceeds counts the windows, each of which evaluates the goal once.
@@ -312,13 +314,14 @@ static unsigned long share_of(char *p, size_t len)
 
 /*
  * One kdamond, one context of @ops: a sample every @sample_us and an
- * aggregation every 100 ms of this process (vaddr) or [@start, @end)
- * (paddr), in @nr_regions regions (0: DAMON's defaults, vaddr only).
+ * aggregation every 100 ms of this process (vaddr), of [@start, @end) of
+ * this process (fvaddr) or of physical memory (paddr), in @nr_regions
+ * regions (0: DAMON's defaults, vaddr only).
  */
 static void context(const char *ops, unsigned long sample_us, int nr_regions,
 		    unsigned long start, unsigned long end)
 {
-	int vaddr = !strcmp(ops, "vaddr");
+	int vaddr = !strcmp(ops, "vaddr"), paddr = !strcmp(ops, "paddr");
 
 	set(KDAMONDS "/nr_kdamonds", "1");
 	set(KDAMONDS "/0/contexts/nr_contexts", "1");
@@ -330,7 +333,7 @@ static void context(const char *ops, unsigned long sample_us, int nr_regions,
 		set(CTX "/monitoring_attrs/nr_regions/max", "%d", nr_regions);
 	}
 	set(CTX "/targets/nr_targets", "1");
-	set(CTX "/targets/0/pid_target", "%d", vaddr ? (int)getpid() : 0);
+	set(CTX "/targets/0/pid_target", "%d", paddr ? 0 : (int)getpid());
 	if (!nr_regions)
 		return;
 	set(CTX "/targets/0/regions/nr_regions", "%d", !vaddr);
@@ -711,8 +714,12 @@ static int cost_ops(const char *name, const char *ops, char *p, size_t len,
 		printf("cost: %s paddr region [%#lx, %#lx): %lu MiB, %lu%% of "
 		       "it the buffer\n", name, start, end, (end - start) / MIB,
 		       100 * len / (end - start));
+	} else if (!strcmp(ops, "fvaddr")) {
+		/* The same memory: the buffer, or the whole reservation */
+		start = (unsigned long)p;
+		end = start + (reserved ? reserved : len);
 	} else if (strcmp(ops, "vaddr")) {
-		printf("damon: FAIL ops %s: vaddr or paddr\n", ops);
+		printf("damon: FAIL ops %s: vaddr, fvaddr or paddr\n", ops);
 		return 1;
 	}
 	for (i = 0; i < COST_REPS; i++) {

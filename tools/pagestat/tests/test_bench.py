@@ -430,20 +430,22 @@ class DamonBenchTest(unittest.TestCase):
             return parse_damon_cost(lines)[0]
         return {'stock': parse(damon_line('4k', 'paddr', 90.0),
                                damon_line('thp', 'paddr', 0.5)),
-                'patched': parse(damon_line('4k', 'vaddr', v4k),
+                'patched': parse(damon_line('4k', 'fvaddr', v4k),
+                                 damon_line('4k', 'vaddr', 40.0, 263498),
                                  damon_line('4k', 'paddr', 90.0),
-                                 damon_line('thp', 'vaddr', vthp),
+                                 damon_line('thp', 'fvaddr', vthp),
+                                 damon_line('thp', 'vaddr', 0.6, 263498),
                                  damon_line('thp', 'paddr', 0.5),
-                                 damon_line('sparse', 'vaddr',
-                                            sparse / 16778052.0,
-                                            16778052, 16777216))}
+                                 damon_line('sparse', 'fvaddr',
+                                            sparse / 16777216.0,
+                                            16777216, 16777216))}
 
     def test_boots(self):
-        # stock runs no vaddr case (it refuses the goal), sparse only vaddr
+        # stock runs no vaddr case (it refuses the goal), sparse only fvaddr
         self.assertEqual(DAMON_BOOTS['stock'],
                          (('4k', ('paddr',)), ('thp', ('paddr',))))
         self.assertNotIn('v2', DAMON_BOOTS)
-        self.assertIn(('sparse', ('vaddr',)), DAMON_BOOTS['patched'])
+        self.assertIn(('sparse', ('fvaddr',)), DAMON_BOOTS['patched'])
 
     def test_cases_match_the_program(self):
         with open(os.path.join(HERE, '..', 'guest', 'damon_test.c')) as f:
@@ -456,36 +458,40 @@ class DamonBenchTest(unittest.TestCase):
         table = damon_table(self.res())
         self.assertRegex(table, r'\ncase +ops +pages \| +stock +patched \| '
                          r'+stock +patched\n')
-        self.assertRegex(table, r'\n4k +vaddr +262144 \| +- +34 \| +- '
+        self.assertRegex(table, r'\n4k +fvaddr +262144 \| +- +34 \| +- '
                          r'+8912896\n')
+        self.assertRegex(table, r'\n4k +vaddr +263498 \| +- +40 \| +- '
+                         r'+10539920\n')
         self.assertRegex(table, r'\nthp +paddr +262144 \| +0.5 +0.5 \| '
                          r'+131072 +131072\n')
-        self.assertRegex(table, r'\nsparse +vaddr +16778052 \| +- +0.04 ')
-        self.assertIn('4k: vaddr <= paddr per page (patched): 34 <= 90: '
+        self.assertRegex(table, r'\nsparse +fvaddr +16777216 \| +- +0.04 ')
+        # The bars hold fvaddr, over paddr's memory, not vaddr (0.6 > 0.5)
+        self.assertIn('4k: fvaddr <= paddr per page (patched): 34 <= 90: '
                       'pass', table)
-        self.assertIn('thp: vaddr <= paddr per page (patched): 0.49 <= 0.5: '
+        self.assertIn('thp: fvaddr <= paddr per page (patched): 0.49 <= 0.5: '
                       'pass', table)
-        self.assertIn('sparse: vaddr <= 0.1 per page of the reservation: '
+        self.assertIn('sparse: fvaddr <= 0.1 per page of the reservation: '
                       '0.04 <= 0.1: pass', table)
         # The rows' order: patched's boots, then stock's
         rows = [ln.split()[:2] for ln in table.splitlines()
                 if ln.startswith(('4k ', 'thp ', 'sparse '))]
-        self.assertEqual(rows, [['4k', 'vaddr'], ['4k', 'paddr'],
+        self.assertEqual(rows, [['4k', 'fvaddr'], ['4k', 'vaddr'],
+                                ['4k', 'paddr'], ['thp', 'fvaddr'],
                                 ['thp', 'vaddr'], ['thp', 'paddr'],
-                                ['sparse', 'vaddr']])
+                                ['sparse', 'fvaddr']])
 
     def test_bars(self):
         bars = damon_bars(self.res(v4k=95.0, vthp=0.51, sparse=2e6))
         self.assertEqual([ok for _, _, ok in bars], [False, False, False])
-        # per page of the reservation, not of the regions
+        # per page of the reservation
         self.assertEqual(bars[2][1], '0.1192 <= 0.1')
-        # patched's paddr missing: stock's; vaddr missing: not measured
+        # patched's paddr missing: stock's; fvaddr missing: not measured
         res = self.res()
         del res['patched'][('4k', 'paddr')]
-        del res['patched'][('thp', 'vaddr')]
-        del res['patched'][('sparse', 'vaddr')]
+        del res['patched'][('thp', 'fvaddr')]
+        del res['patched'][('sparse', 'fvaddr')]
         bars = damon_bars(res)
-        self.assertEqual(bars[0], ("4k: vaddr <= paddr per page (stock's "
+        self.assertEqual(bars[0], ("4k: fvaddr <= paddr per page (stock's "
                                    "paddr)", '34 <= 90', True))
         self.assertEqual([ok for _, _, ok in bars[1:]], [None, None])
         self.assertIn('not measured: -', damon_table(res))
@@ -496,7 +502,7 @@ class DamonBenchTest(unittest.TestCase):
         json.dumps(doc)
         row = doc['damon']['rows'][0]
         self.assertEqual((row['case'], row['ops'], row['stock'], row['v2']),
-                         ('4k', 'vaddr', None, None))
+                         ('4k', 'fvaddr', None, None))
         self.assertEqual(row['patched']['per_page'], 34.0)
         self.assertEqual([b['pass'] for b in doc['damon']['bars']],
                          [True, True, True])
@@ -542,9 +548,9 @@ class DamonCommandTest(FakeBench):
         self.assertEqual(self.argvs, [
             ('stock', ['cost', '4k', 'paddr']),
             ('stock', ['cost', 'thp', 'paddr']),
-            ('patched', ['cost', '4k', 'vaddr', 'paddr']),
-            ('patched', ['cost', 'thp', 'vaddr', 'paddr']),
-            ('patched', ['cost', 'sparse', 'vaddr'])])
+            ('patched', ['cost', '4k', 'fvaddr', 'vaddr', 'paddr']),
+            ('patched', ['cost', 'thp', 'fvaddr', 'vaddr', 'paddr']),
+            ('patched', ['cost', 'sparse', 'fvaddr'])])
         self.assertIn('DAMON node_eligible_mem_bp', out)
         self.assertNotIn('move_pages(2) status query cost', out)
         self.assertRegex(out, r'\n4k +paddr +262144 \| +1 +1 \|')
