@@ -39,9 +39,11 @@ VISIBLE_IF_KUNIT void pagestat_fill(struct pagestat_walk *ps,
 }
 
 /*
- * The status of a mapped page that is neither the zero page nor part of the
- * huge zero folio, as vm_normal_page*() return none: its node, or -ENOENT
- * for a zone device page. Each page of a folio has the folio's zone and node.
+ * The status of a page that vm_normal_page*() returned, or of a hugetlb
+ * folio: its node, or -ENOENT for a zone device page. Neither is the zero
+ * page or part of the huge zero folio: their mappings are special where the
+ * level has a special bit, and vm_normal_page*() test their pfns where not.
+ * Each page of a folio has the folio's zone and node.
  */
 static int pagestat_page_status(struct page *page)
 {
@@ -130,8 +132,9 @@ static void pagestat_pmd_leaf(struct pagestat_walk *ps,
  * For a run consumer, answer the PMD table under @pudp in one go if its
  * entries in [@addr, @end) are all leaves, empty or not present: they share
  * one PMD lock, which is taken once instead of once per entry. Return false,
- * having answered nothing, if one maps a PTE table (walk_pmd_range() then
- * walks the table entry by entry), and in a PFN map, answered page by page.
+ * having answered nothing, if one maps a PTE table, or in a VM_PFNMAP VMA,
+ * whose normal leaves are answered page by page: walk_pmd_range() then
+ * walks the table entry by entry.
  */
 static bool pagestat_pmd_table(struct mm_walk *walk, pud_t *pudp,
 			       unsigned long addr, unsigned long end)
@@ -140,9 +143,10 @@ static bool pagestat_pmd_table(struct mm_walk *walk, pud_t *pudp,
 	pmd_t *pmdp = pmd_offset(pudp, addr);
 	unsigned long a, run = addr;
 	int st, run_st = -ENOENT;
-	spinlock_t *ptl;
+	spinlock_t *ptl;	/* the PMD lock of the whole table */
 
-	if (walk->vma->vm_flags & VM_PFNMAP)
+	if (!IS_ENABLED(CONFIG_PGTABLE_HAS_HUGE_LEAVES) ||
+	    (walk->vma->vm_flags & VM_PFNMAP))
 		return false;
 	ptl = pmd_lock(walk->mm, pmdp);
 	for (i = 0; i < n; i++) {
@@ -370,8 +374,8 @@ static const struct mm_walk_ops pagestat_walk_ops = {
  * @start: first address of the range, page aligned.
  * @end: end of the range, page aligned, above @start.
  * @ps: @ps->run(@ps, addr, nr_pages, status) is called for runs of pages
- *	with one status, pagestat_range()'s, that cover the range in order:
- *	one per leaf, hole or run of PTEs. It must not sleep.
+ *	with one status, pagestat_range()'s, that cover the range in order;
+ *	two runs in a row may have the same status. It must not sleep.
  *
  * Context: Process context; may sleep. Caller holds mmap_read_lock(@mm).
  * Return: 0, or -EINVAL if @end is not above @start.

@@ -311,6 +311,12 @@ ROBOT_BUILDS = [
      X86_64_CONFIG + ['# CONFIG_TRANSPARENT_HUGEPAGE is not set']),
     ('x86_64 without HUGETLBFS', 'x86_64', [],
      X86_64_CONFIG + ['# CONFIG_HUGETLBFS is not set']),
+    # No huge leaves at all (PGTABLE_HAS_HUGE_LEAVES off): the PMD and PUD
+    # leaf helpers, such as vm_normal_page_pmd(), are not built
+    ('x86_64 without huge pages', 'x86_64', [],
+     X86_64_CONFIG + ['# CONFIG_TRANSPARENT_HUGEPAGE is not set',
+                      '# CONFIG_HUGETLBFS is not set',
+                      '# CONFIG_PGTABLE_HAS_HUGE_LEAVES is not set']),
     # NUMA without NUMA_MIGRATION or anything else that selects MIGRATION
     ('x86_64 without MIGRATION', 'x86_64', [],
      ['CONFIG_64BIT=y', 'CONFIG_IA32_EMULATION=y', 'CONFIG_COMPAT=y'] +
