@@ -138,10 +138,11 @@ def bench_table(res, guests, size='1G', spread=False, v2=None):
 
 
 def bench_json(res, guests, size, spread, vres, v2_files, v2_note,
-               dres=None):
+               dres=None, tier=None):
     """What bench --json writes: each case on each kernel (v2's figures
-    null where it was not measured), the guests, numa_vamap's cases and
-    DAMON's (@dres, damon_json(); null when not run)."""
+    null where it was not measured), the guests, numa_vamap's cases,
+    DAMON's (@dres, damon_json(); null when not run) and its tiering run
+    (@tier, parse_damon()'s; null when not run)."""
     cases = []
     for n in res['stock']:
         if n not in res['patched']:
@@ -158,7 +159,11 @@ def bench_json(res, guests, size, spread, vres, v2_files, v2_note,
                                      'patches': v2_files or [],
                                      'note': v2_note},
             'cases': cases, 'vamap': vres,
-            'damon': damon_json(dres) if dres else None}
+            'damon': damon_json(dres) if dres else None,
+            'damon_tiering': {'shares': [list(x) for x in tier['shares']],
+                              'reached': list(tier['reached'])
+                              if tier['reached'] else None}
+            if tier else None}
 
 
 def parse_size(text):
@@ -289,6 +294,21 @@ def damon_table(res):
     out += ['  %s: %s: %s' % (what, fig, {True: 'pass', False: 'FAIL',
                                           None: '-'}[ok])
             for what, fig, ok in damon_bars(res)]
+    return '\n'.join(out)
+
+
+def damon_tiering(tier):
+    """bench damon's tiering run on patched (@tier: parse_damon() of
+    damon_test tiering): the hot set's share on node 0 over guest time."""
+    out = ['DAMON tiering on patched: a 64 MiB hot set that starts on node 1 '
+           '(and a 64 MiB cold set), a vaddr migrate_hot scheme to node 0 '
+           'with a node_eligible_mem_bp goal of 8000 bp for node 0; the hot '
+           'set\'s share on node 0 by move_pages(NULL), over guest time '
+           '(qemu -icount shift=0)', '',
+           '%8s %8s' % ('ms', 'bp')]
+    out += ['%8d %8d' % s for s in tier['shares']]
+    out.append('reached %d bp at %d ms' % tier['reached']
+               if tier['reached'] else 'the goal was not reached')
     return '\n'.join(out)
 
 

@@ -508,6 +508,12 @@ class DamonBenchTest(unittest.TestCase):
                          [True, True, True])
         self.assertIsNone(bench_json({'stock': {}, 'patched': {}}, {}, '1G',
                                      False, {}, None, 'v2')['damon'])
+        doc = bench_json({'stock': {}, 'patched': {}}, {}, '1G', False, {},
+                         None, 'v2', None, {'shares': [(400, 0), (600, 8437)],
+                                            'reached': (8437, 600)})
+        self.assertEqual(doc['damon_tiering'], {
+            'shares': [[400, 0], [600, 8437]], 'reached': [8437, 600]})
+        json.dumps(doc)
 
 
 class DamonCommandTest(FakeBench):
@@ -526,10 +532,16 @@ class DamonCommandTest(FakeBench):
         def boot(t, flavor, kernel, initrd, argv, **kw):
             self.booted.append(flavor)
             self.argvs.append((flavor, argv[1:]))
+            if argv[1] == 'tiering':
+                return self.tiering
             if flavor == 'stock' and 'vaddr' in argv:
                 return 2, ['damon-cost: case=%s ops=vaddr refused=EINVAL'
                            % argv[2]]
             return 0, [damon_line(argv[2], o, 1.0) for o in argv[3:]]
+        self.tiering = 0, ['tiering: t=400 share=0 cold=0',
+                           'tiering: t=600 share=4687 cold=2000',
+                           'tiering: t=800 share=8437 cold=2500',
+                           'tiering: reached 8437 at 800']
         self.main.guest_setup, self.main.boot = guest_setup, boot
 
     def bench(self, anchors, v2=None, no_v2=False, cases=('damon',)):
@@ -550,8 +562,12 @@ class DamonCommandTest(FakeBench):
             ('stock', ['cost', 'thp', 'paddr']),
             ('patched', ['cost', '4k', 'fvaddr', 'vaddr', 'paddr']),
             ('patched', ['cost', 'thp', 'fvaddr', 'vaddr', 'paddr']),
-            ('patched', ['cost', 'sparse', 'fvaddr'])])
+            ('patched', ['cost', 'sparse', 'fvaddr']),
+            ('patched', ['tiering'])])
         self.assertIn('DAMON node_eligible_mem_bp', out)
+        # The tiering run: the share over guest time, and where it got
+        self.assertRegex(out, r'\n +600 +4687\n +800 +8437\nreached 8437 '
+                         r'bp at 800 ms')
         self.assertNotIn('move_pages(2) status query cost', out)
         self.assertRegex(out, r'\n4k +paddr +262144 \| +1 +1 \|')
 
@@ -566,6 +582,20 @@ class DamonCommandTest(FakeBench):
         self.assertIn('stock: damon_test exited 2', out)
         self.assertIn('stock: damon 4k vaddr: on fails with EINVAL', out)
         self.assertIn('stock: damon 4k paddr: no result', out)
+
+    def test_damon_tiering_fails(self):
+        # A goal not reached, or a FAIL line, fails the bench run
+        self.tiering = 1, ['tiering: t=400 share=0 cold=0',
+                           'tiering: FAIL not reached in 30000']
+        rc, out, _ = self.bench(self.anchors, no_v2=True)
+        self.assertEqual(rc, 1)
+        self.assertIn('patched: damon tiering: tiering: FAIL not reached in '
+                      '30000', out)
+        self.tiering = 0, ['tiering: t=400 share=0 cold=0']
+        rc, out, _ = self.bench(self.anchors, no_v2=True)
+        self.assertEqual(rc, 1)
+        self.assertIn('patched: damon tiering: the goal was not reached', out)
+        self.assertIn('the goal was not reached', out)
 
 
 if __name__ == '__main__':
