@@ -178,6 +178,19 @@ def record_tap(results, label, res, log):
 # a pass.
 KERNEL_TESTS = (('migration', SELFTEST_NUMA), ('pagemap_ioctl', None))
 
+# What the quick tier runs of them: migration's other six cases move a page
+# back and forth for 20 s each (its RUNTIME), some 2 minutes a kernel, so
+# the quick tier runs the two the -EBUSY fix adds, which take none; --full
+# runs every case, on the boot and the debug kernels.
+QUICK_CASES = {'migration': STOCK_MIGRATION_EBUSY}
+
+
+def kernel_test_argv(prog, full):
+    """The command line of the kernel selftest @prog: every case with
+    @full, else the quick tier's (QUICK_CASES)."""
+    cases = () if full else QUICK_CASES.get(prog, ())
+    return ['/bin/' + prog] + [a for n in cases for a in ('-r', n)]
+
 
 class Pairs:
     """What each kernel of a pair gave, met from two jobs: the one that
@@ -310,10 +323,11 @@ def have_prog(results, progs, prog, where):
     return False
 
 
-def client_runs(t, results, kernels, initrd, progs, flavors):
+def client_runs(t, results, kernels, initrd, progs, flavors, full=False):
     """hwloc's memory location query and the kernel's own selftests on
-    the boot kernels @flavors; whichever job runs the second kernel of a
-    pair compares the two."""
+    the boot kernels @flavors (with @full, every case; else the quick
+    tier's); whichever job runs the second kernel of a pair compares the
+    two."""
     for flavor in flavors:
         if have_prog(results, progs, 'hwloc_test', flavor):
             got = guest_run(t, results, 'hwloc on %s' % flavor, flavor,
@@ -328,7 +342,8 @@ def client_runs(t, results, kernels, initrd, progs, flavors):
             run = functools.partial(guest_run, t, results, flavor=flavor,
                                     kernel=kernels[flavor], initrd=initrd,
                                     timeout=1800, **kw)
-            got = run(label='%s on %s' % (prog, flavor), argv=['/bin/' + prog])
+            got = run(label='%s on %s' % (prog, flavor),
+                      argv=kernel_test_argv(prog, full))
             if got:
                 kernel_test_results(
                     t, results, flavor, prog, got[1],
@@ -667,12 +682,12 @@ def run_estimate(build, stock_build, full):
         if todo else 'every kernel is built; what changed is rebuilt'))
 
 
-def guest_jobs(t, results, debug=False):
+def guest_jobs(t, results, debug=False, full=False):
     """The guest runs of test, as jobs that need no other, longest first:
     with @debug, each debug kernel's (what --full adds); else the boot
-    kernels': the real clients (migration's cases run 20 s each) on each
-    boot kernel apart, so that both run at once, then the selftests,
-    numa_vamap's, DAMON's and the benchmark's."""
+    kernels': the real clients (with @full, migration's every case, 20 s
+    each) on each boot kernel apart, so that both run at once, then the
+    selftests, numa_vamap's, DAMON's and the benchmark's."""
     flavors = DEBUG_FLAVORS if debug else FLAVORS
     kernels, progs, initrd = guest_setup(t, flavors)
     a = (t, results, kernels, initrd, progs)
@@ -680,9 +695,8 @@ def guest_jobs(t, results, debug=False):
         return [('selftests on ' + f, functools.partial(debug_runs, *a,
                                                          flavors=(f,)))
                 for f in flavors]
-    return ([('real clients on ' + f, functools.partial(client_runs, *a,
-                                                         flavors=(f,)))
-             for f in flavors] +
+    return ([('real clients on ' + f, functools.partial(
+        client_runs, *a, flavors=(f,), full=full)) for f in flavors] +
             [('boot kernel runs', functools.partial(boot_runs, *a)),
              ('numa_vamap', functools.partial(vamap_tests, *a)),
              ('damon', functools.partial(damon_tests, *a)),

@@ -15,9 +15,8 @@ import harness_util  # noqa: F401 (the modules' path)
 from pagestat_common import REPO, Failure, Results
 from pagestat_test import (
     STOCK_MIGRATION_EBUSY, STOCK_MOVE_EBUSY, STOCK_WALK_END, Pairs,
-    compare_cases, expected_on,
-    guest_jobs, have_prog, kernel_test_results, rerun_failed, run_estimate,
-    run_jobs, tier_says)
+    compare_cases, expected_on, guest_jobs, have_prog, kernel_test_argv,
+    kernel_test_results, rerun_failed, run_estimate, run_jobs, tier_says)
 import pagestat_test
 
 
@@ -164,6 +163,16 @@ class TierTest(unittest.TestCase):
                                      'real clients on patched'])
         self.assertIn('quick tier', tier_says(False))
         self.assertIn('--full', tier_says(False))
+
+    def test_kernel_test_argv(self):
+        # The quick tier runs migration's two quick cases, --full all
+        self.assertEqual(kernel_test_argv('migration', False), [
+            '/bin/migration', '-r', 'migration.private_anon_thp_status',
+            '-r', 'migration.private_anon_htlb_status'])
+        self.assertEqual(kernel_test_argv('migration', True),
+                         ['/bin/migration'])
+        self.assertEqual(kernel_test_argv('pagemap_ioctl', False),
+                         ['/bin/pagemap_ioctl'])
 
     def test_full(self):
         names, flavors = self.jobs(True)
