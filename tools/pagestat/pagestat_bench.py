@@ -303,8 +303,9 @@ def damon_tiering(tier):
     out = ['DAMON tiering on patched: a 64 MiB hot set that starts on node 1 '
            '(and a 64 MiB cold set), a vaddr migrate_hot scheme to node 0 '
            'with a node_eligible_mem_bp goal of 8000 bp for node 0; the hot '
-           'set\'s share on node 0 by move_pages(NULL), over guest time '
-           '(qemu -icount shift=0)', '',
+           'set\'s share on node 0 by move_pages(NULL), over guest time, '
+           'booted as test boots it (not under -icount, where no page of '
+           'the hot set moved in 30 s of guest time)', '',
            '%8s %8s' % ('ms', 'bp')]
     out += ['%8d %8d' % s for s in tier['shares']]
     out.append('reached %d bp at %d ms' % tier['reached']
