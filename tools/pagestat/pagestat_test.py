@@ -645,7 +645,7 @@ FIRST_BUILDS = {
     'full': (('kunit-arm64', 28), ('kunit-um-damon', 6), ('stock-debug', 16),
              ('patched-debug', 16), ('robot-*', 100)),
 }
-WARM_MINUTES = {'quick': 4, 'full': 12}
+WARM_MINUTES = {'quick': 3, 'full': 12}
 SHARED_MINUTES = 3
 ROBOT_DIRS = ['robot-' + robot_slug(b[0]) for b in ROBOT_BUILDS]
 
