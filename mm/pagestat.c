@@ -315,8 +315,7 @@ unlock:
 static int pagestat_pte_hole(unsigned long addr, unsigned long end,
 			     __always_unused int depth, struct mm_walk *walk)
 {
-	/* Outside any VMA: vma_lookup() fails, move_pages() says -EFAULT */
-	pagestat_fill(walk->private, addr, end, walk->vma ? -ENOENT : -EFAULT);
+	pagestat_fill(walk->private, addr, end, -ENOENT);
 	return 0;
 }
 
@@ -352,19 +351,15 @@ static int pagestat_hugetlb_entry(pte_t *ptep, unsigned long hmask,
 #define pagestat_hugetlb_entry	NULL
 #endif /* CONFIG_HUGETLB_PAGE */
 
-/* Walk PFN maps too: a zero pfn is -EFAULT there, a COW'd page has a node */
-static int pagestat_test_walk(unsigned long start, unsigned long end,
-			      struct mm_walk *walk)
-{
-	return 0;
-}
-
+/*
+ * No .test_walk: walk_page_range_vma() walks VM_PFNMAP VMAs too, where a
+ * zero pfn is -EFAULT and a COW'd page has a node.
+ */
 static const struct mm_walk_ops pagestat_walk_ops = {
 	.pud_entry		= pagestat_pud_entry,
 	.pmd_entry		= pagestat_pmd_entry,
 	.pte_hole		= pagestat_pte_hole,
 	.hugetlb_entry		= pagestat_hugetlb_entry,
-	.test_walk		= pagestat_test_walk,
 	.walk_lock		= PGWALK_RDLOCK,
 };
 
@@ -377,13 +372,39 @@ static const struct mm_walk_ops pagestat_walk_ops = {
  *	with one status, pagestat_range()'s, that cover the range in order;
  *	two runs in a row may have the same status. It must not sleep.
  *
+ * The page tables of each VMA in the range are walked once, except where
+ * the range holds a single page of the VMA, which pagestat_page() looks up.
+ *
  * Context: Process context; may sleep. Caller holds mmap_read_lock(@mm).
  * Return: 0, or -EINVAL if @end is not above @start.
  */
 int pagestat_walk(struct mm_struct *mm, unsigned long start,
 		  unsigned long end, struct pagestat_walk *ps)
 {
-	return walk_page_range(mm, start, end, &pagestat_walk_ops, ps);
+	VMA_ITERATOR(vmi, mm, start);
+	struct vm_area_struct *vma;
+	unsigned long next;
+
+	mmap_assert_locked(mm);
+	if (start >= end)
+		return -EINVAL;
+	for_each_vma_range(vmi, vma, end) {
+		/* Outside any VMA: vma_lookup() fails, move_pages() says -EFAULT */
+		if (start < vma->vm_start)
+			pagestat_fill(ps, start, vma->vm_start, -EFAULT);
+		start = max(start, vma->vm_start);
+		next = min(end, vma->vm_end);
+		/* A lookup costs less than a walk of one page */
+		if (next - start == PAGE_SIZE)
+			pagestat_fill(ps, start, next, pagestat_page(vma, start));
+		else
+			walk_page_range_vma(vma, start, next,
+					    &pagestat_walk_ops, ps);
+		start = next;
+	}
+	if (start < end)
+		pagestat_fill(ps, start, end, -EFAULT);
+	return 0;
 }
 
 /**
@@ -438,6 +459,5 @@ int pagestat_range(struct mm_struct *mm, unsigned long start,
 	}
 
 	ps.start = start;
-	return walk_page_range(mm, start, last + PAGE_SIZE, &pagestat_walk_ops,
-			       &ps);
+	return pagestat_walk(mm, start, last + PAGE_SIZE, &ps);
 }

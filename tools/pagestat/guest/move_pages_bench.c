@@ -564,6 +564,15 @@ int main(int argc, char **argv)
 			print_usage(argv[0]);
 		}
 	}
+	for (j = optind; j < argc; j++) {
+		for (i = 0; i < (int)ARRAY_SIZE(cases); i++)
+			if (!strcmp(argv[j], cases[i].name))
+				break;
+		if (i == (int)ARRAY_SIZE(cases)) {
+			fprintf(stderr, "%s: no case %s\n", argv[0], argv[j]);
+			print_usage(argv[0]);
+		}
+	}
 	describe_guest();
 	for (i = 0; i < (int)ARRAY_SIZE(cases); i++) {
 		int want = optind == argc;

@@ -266,6 +266,11 @@ class BenchOptionsTest(unittest.TestCase):
         with self.assertRaises(SystemExit):
             self.parse(['--v2', 'a.mbox', '--no-v2'])
 
+    def test_unknown_case(self):
+        # refused before anything is built, with the cases it knows
+        with self.assertRaisesRegex(Failure, 'no bench case vma-3;.* vma-8 '):
+            main_script().cmd_bench(self.parse(['4k', 'vma-3']))
+
 
 class FakeBench(unittest.TestCase):
     """cmd_bench with the trees, builds and guests faked."""
