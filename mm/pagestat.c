@@ -395,11 +395,14 @@ int pagestat_walk(struct mm_struct *mm, unsigned long start,
 		start = max(start, vma->vm_start);
 		next = min(end, vma->vm_end);
 		/* A lookup costs less than a walk of one page */
-		if (next - start == PAGE_SIZE)
+		if (next - start == PAGE_SIZE) {
 			pagestat_fill(ps, start, next, pagestat_page(vma, start));
-		else
+			/* As the walk does per table: VMAs can be many */
+			cond_resched();
+		} else {
 			walk_page_range_vma(vma, start, next,
 					    &pagestat_walk_ops, ps);
+		}
 		start = next;
 	}
 	if (start < end)
