@@ -387,6 +387,14 @@ def sparse_valid(tree):
             'for it), so C=2 would check nothing' % ver.strip())
 
 
+def robot_not_run(t):
+    """The build directories of the robot's builds that robot_check() does
+    not build on @t's tree: a checker's (C=) that cannot run there."""
+    dirs = ['robot-' + robot_slug(b[0]) for b in ROBOT_BUILDS
+            if any(a.startswith('C=') for a in b[2])]
+    return dirs if sparse_valid(t.tree) else []
+
+
 def robot_fragment(lines):
     """The config: ROBOT_CONFIG with @lines over it (a later line wins)."""
     out = {}

@@ -650,12 +650,13 @@ SHARED_MINUTES = 3
 ROBOT_DIRS = ['robot-' + robot_slug(b[0]) for b in ROBOT_BUILDS]
 
 
-def run_estimate(build, stock_build, full):
+def run_estimate(build, stock_build, full, not_run=()):
     """What the first line of test says of how long it will take, from
     what the build directories @build and @stock_build (the stock
     kernels') hold.  A boot kernel whose twin of the same config (stock
     and patched) is built, or is built first in the run (stock), takes
-    its objects from ccache."""
+    its objects from ccache.  The robot's builds in @not_run (a checker
+    too old for the tree) are never built and cost nothing."""
     tiers = ('quick', 'full') if full else ('quick',)
     dirs = [d for tier in tiers for d, _ in FIRST_BUILDS[tier]]
     built = {d for d in dirs if glob.glob(os.path.join(
@@ -665,8 +666,9 @@ def run_estimate(build, stock_build, full):
     for d, m in [dm for tier in tiers for dm in FIRST_BUILDS[tier]]:
         if d == 'robot-*':
             # Each of the robot's builds counts for its share
-            left = [n for n in ROBOT_DIRS if not os.path.exists(
-                os.path.join(build, n, '.pagestat-lines'))]
+            left = [n for n in ROBOT_DIRS if n not in not_run and
+                    not os.path.exists(os.path.join(
+                        build, n, '.pagestat-lines'))]
             if left:
                 todo.append(('%d of the robot\'s builds' % len(left),
                              m * len(left) // len(ROBOT_DIRS)))

@@ -217,6 +217,11 @@ class EstimateTest(unittest.TestCase):
                           full)
             self.assertIn('about %d minutes' % (12 + 28 + 6 + 16 + 3 +
                                                 100 * (n - 1) // n), full)
+            # a checker that cannot run is never built: not counted
+            sparse = [r for r in pagestat_test.ROBOT_DIRS if 'sparse' in r]
+            self.assertEqual(len(sparse), 1)
+            self.assertIn("%d of the robot's builds" % (n - 2),
+                          run_estimate(build, stock, True, sparse))
             for b in pagestat_test.ROBOT_DIRS:
                 os.makedirs(os.path.join(build, b), exist_ok=True)
                 open(os.path.join(build, b, '.pagestat-lines'), 'w').close()
