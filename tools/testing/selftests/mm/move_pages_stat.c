@@ -624,29 +624,34 @@ TEST_F(move, outside_cpuset)
 	check_stat(_metadata, before, mafter, l->n, l->n);
 }
 
-/* Arrays that end halfway, bad nodes: the entries before moved only */
+/*
+ * Arrays that end halfway (in the small pages, in the first THP's entries,
+ * in a hole, in a PTE-mapped THP's), bad nodes: the entries before moved only
+ */
 TEST_F_TIMEOUT(move, halfway, 600)
 {
 	struct layout *l = &self->l;
-	const unsigned long ks[] = { 5, l->n / 3, l->n / 2, 2 * l->n / 3 };
+	const unsigned long ks[] = { 5, l->n / 3, l->n / 2, 2 * l->n / 3,
+				     l->small + hpsz / psz / 2 + 3 };
+	const unsigned long nk = ARRAY_SIZE(ks);
 	const int bad[] = { -1, no_node, 1 << 20 };
 	int *nodes = filled(l->n, n1), *cut;
 	unsigned long k, i, a;
 	char name[48];
 	void **pages;
 
-	for (a = 0; a < 2 * ARRAY_SIZE(ks) + ARRAY_SIZE(bad); a++) {
-		k = ks[a < 8 ? a % 4 : 2];
+	for (a = 0; a < 2 * nk + ARRAY_SIZE(bad); a++) {
+		k = ks[a < 2 * nk ? a % nk : 2];
 		for (i = 0; i < l->n; i++)
-			nodes[i] = a < 4 || a >= 8 || (i / 100) & 1 ? n1 : n0;
-		if (a >= 8)
-			nodes[k] = bad[a - 8];
-		pages = a < 4 ? array_to_hole(l->pages, sizeof(void *), k) : l->pages;
-		cut = a < 4 || a >= 8 ? nodes : array_to_hole(nodes, sizeof(int), k);
+			nodes[i] = a < nk || a >= 2 * nk || (i / 100) & 1 ? n1 : n0;
+		if (a >= 2 * nk)
+			nodes[k] = bad[a - 2 * nk];
+		pages = a < nk ? array_to_hole(l->pages, sizeof(void *), k) : l->pages;
+		cut = a < nk || a >= 2 * nk ? nodes : array_to_hole(nodes, sizeof(int), k);
 		ASSERT_TRUE(pages && cut);
-		snprintf(name, sizeof(name), "%s_%lu", a < 4 ? "pages_end" : a < 8 ? "nodes_end" :
-			 "bad_node", a < 8 ? k : a - 8);
-		EXPECT_EQ(a < 8 ? -EFAULT : -ENODEV,
+		snprintf(name, sizeof(name), "%s_%lu", a < nk ? "pages_end" :
+			 a < 2 * nk ? "nodes_end" : "bad_node", a < 2 * nk ? k : a - 2 * nk);
+		EXPECT_EQ(a < 2 * nk ? -EFAULT : -ENODEV,
 			  move_of(_metadata, name, pages, l->pages, cut, l->n, MPOL_MF_MOVE));
 		check_move(_metadata, l, nodes, 0, k < l->small ? k : l->small, 0);
 		check_stat(_metadata, mst, mst, l->n, k);
